@@ -1,0 +1,2 @@
+// Package adp is part of adpnode.
+package adp

@@ -1,0 +1,2 @@
+// Package aitp is part of adpnode.
+package aitp

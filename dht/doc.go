@@ -1,0 +1,2 @@
+// Package dht is part of adpnode.
+package dht

@@ -1,0 +1,2 @@
+// Package gossip is part of adpnode.
+package gossip

@@ -1,0 +1,2 @@
+// Package node is part of adpnode.
+package node

@@ -1,0 +1,2 @@
+// Package scoring is part of adpnode.
+package scoring

@@ -1,0 +1,2 @@
+// Package store is part of adpnode.
+package store

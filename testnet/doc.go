@@ -1,0 +1,2 @@
+// Package testnet is part of adpnode.
+package testnet
