@@ -1,0 +1,21 @@
+// Package p2pnet builds in-process libp2p networks: N hosts with Ed25519
+// identities, either on a mocknet (no sockets, deterministic and cheap) or on
+// real loopback TCP (127.0.0.1 port 0, Noise, yamux), connected in a chosen
+// topology.
+//
+// The tests of the dissemination packages and the testnet command share this
+// builder, so what the tests measure is what a testnet runs. It never imports
+// testing.
+//
+// # Types
+//
+// [Network] owns the hosts it built. [New] builds and connects them; [Network.Add]
+// adds a late joiner (connected or not); [Network.Connect] links any two hosts;
+// [Network.Close] closes every host (and the mocknet) and is idempotent.
+//
+// Services that run on top of the hosts (DHT, GossipSub) must be closed by
+// their owners before [Network.Close]: closing a host under a running service
+// leaks the service's goroutines.
+//
+// A Network is safe for concurrent use.
+package p2pnet
