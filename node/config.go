@@ -1,0 +1,360 @@
+package node
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+// Defaults applied by DefaultConfig and, for zero values, by New.
+const (
+	// DefaultAPIAddr is where `adpnode run` serves its HTTP API unless told otherwise.
+	DefaultAPIAddr = "127.0.0.1:5001"
+	// DefaultGossipInterval is the re-broadcast interval of the node's own card.
+	DefaultGossipInterval = 5 * time.Minute
+	// DefaultRepublishInterval is the DHT re-put interval of the node's own card.
+	DefaultRepublishInterval = time.Hour
+	// DefaultCardTTL is the freshness of a card that carries no metadata.ttl.
+	DefaultCardTTL = time.Hour
+	// DefaultConnLow and DefaultConnHigh are the connection manager's water marks.
+	DefaultConnLow  = 160
+	DefaultConnHigh = 320
+	// MaxConfigFileSize bounds a --config file.
+	MaxConfigFileSize = 1 << 20
+)
+
+// DefaultListen are the listen addresses used when Config.Listen is empty:
+// loopback only, TCP and QUIC, ports picked by the system.
+var DefaultListen = []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}
+
+// Config configures a Node. The zero value of every field but DataDir has a
+// usable default; APIAddr "" disables the HTTP API (DefaultConfig sets it to
+// DefaultAPIAddr, which is what the command line uses).
+type Config struct {
+	// DataDir holds identity.key, card.json, store/ and api. Required.
+	DataDir string
+	// Listen are libp2p multiaddrs; default DefaultListen.
+	Listen []string
+	// APIAddr is host:port for the HTTP API; the host must be a loopback
+	// address. "127.0.0.1:0" picks a free port; "" disables the API.
+	APIAddr string
+	// Bootstrap are multiaddrs ending in /p2p/<peer id>.
+	Bootstrap []string
+	// Directory makes the node a directory peer: it keeps every card it
+	// hears and serves discovery for the network.
+	Directory bool
+	// AgentURL forwards tool calls to this HTTP agent; "" = none.
+	AgentURL string
+	// DemoAgent serves the built-in demo tools in-process.
+	DemoAgent bool
+	// GossipInterval is the re-broadcast interval of the own card (default 5m).
+	GossipInterval time.Duration
+	// RepublishInterval is the DHT re-put interval of the own card (default 1h).
+	RepublishInterval time.Duration
+	// CardTTL is the freshness of cards without metadata.ttl (default 1h).
+	CardTTL time.Duration
+	// ConnLow and ConnHigh are the connection manager's water marks.
+	ConnLow, ConnHigh int
+	// SmallMemory shrinks the store's caches (tests and large testnets).
+	SmallMemory bool
+	// Logger receives the node's logs; default discards.
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the configuration `adpnode run` starts from.
+func DefaultConfig() Config {
+	return Config{
+		Listen:            append([]string(nil), DefaultListen...),
+		APIAddr:           DefaultAPIAddr,
+		GossipInterval:    DefaultGossipInterval,
+		RepublishInterval: DefaultRepublishInterval,
+		CardTTL:           DefaultCardTTL,
+		ConnLow:           DefaultConnLow,
+		ConnHigh:          DefaultConnHigh,
+	}
+}
+
+// withDefaults fills zero values.
+func (c Config) withDefaults() Config {
+	if len(c.Listen) == 0 {
+		c.Listen = append([]string(nil), DefaultListen...)
+	}
+	if c.GossipInterval == 0 {
+		c.GossipInterval = DefaultGossipInterval
+	}
+	if c.RepublishInterval == 0 {
+		c.RepublishInterval = DefaultRepublishInterval
+	}
+	if c.CardTTL == 0 {
+		c.CardTTL = DefaultCardTTL
+	}
+	if c.ConnLow == 0 {
+		c.ConnLow = DefaultConnLow
+	}
+	if c.ConnHigh == 0 {
+		c.ConnHigh = DefaultConnHigh
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Validate reports every problem in c, each prefixed with the option name.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalidConfig, name, fmt.Sprintf(format, args...)))
+	}
+	if c.DataDir == "" {
+		bad("data_dir", "required")
+	}
+	for i, s := range c.Listen {
+		if _, err := ma.NewMultiaddr(s); err != nil {
+			bad(fmt.Sprintf("listen[%d]", i), "%q is not a multiaddr: %v", s, err)
+		}
+	}
+	if c.APIAddr != "" {
+		if err := checkLoopbackHostPort(c.APIAddr); err != nil {
+			bad("api", "%v", err)
+		}
+	}
+	for i, s := range c.Bootstrap {
+		if _, err := parseBootstrap(s); err != nil {
+			bad(fmt.Sprintf("bootstrap[%d]", i), "%v", err)
+		}
+	}
+	if c.AgentURL != "" {
+		u, err := url.Parse(c.AgentURL)
+		switch {
+		case err != nil:
+			bad("agent_url", "%v", err)
+		case u.Scheme != "http" && u.Scheme != "https":
+			bad("agent_url", "%q: scheme must be http or https", c.AgentURL)
+		case u.Host == "":
+			bad("agent_url", "%q: host missing", c.AgentURL)
+		}
+	}
+	if c.AgentURL != "" && c.DemoAgent {
+		bad("agent_url", "cannot be combined with demo_agent")
+	}
+	if c.GossipInterval < 0 {
+		bad("gossip_interval", "must not be negative")
+	}
+	if c.RepublishInterval < 0 {
+		bad("republish_interval", "must not be negative")
+	}
+	if c.CardTTL < 0 {
+		bad("card_ttl", "must not be negative")
+	}
+	if c.ConnLow < 0 || c.ConnHigh < 0 || (c.ConnHigh != 0 && c.ConnLow > c.ConnHigh) {
+		bad("conn_low", "need 0 <= conn_low <= conn_high (got %d, %d)", c.ConnLow, c.ConnHigh)
+	}
+	return errors.Join(errs...)
+}
+
+// checkLoopbackHostPort accepts host:port where host is a loopback IP or
+// "localhost"; the API never listens beyond the machine.
+func checkLoopbackHostPort(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q: %v", addr, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: bad port", addr)
+	}
+	if !isLoopbackName(host) {
+		return fmt.Errorf("%q: host must be a loopback address", addr)
+	}
+	return nil
+}
+
+// parseBootstrap parses a multiaddr ending in /p2p/<peer id>.
+func parseBootstrap(s string) (*peer.AddrInfo, error) {
+	m, err := ma.NewMultiaddr(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a multiaddr: %v", s, err)
+	}
+	ai, err := peer.AddrInfoFromP2pAddr(m)
+	if err != nil {
+		return nil, fmt.Errorf("%q must end in /p2p/<peer id>: %v", s, err)
+	}
+	return ai, nil
+}
+
+// fileConfig is the JSON form of a --config file. Durations are Go
+// duration strings ("5m").
+type fileConfig struct {
+	DataDir           *string  `json:"data_dir"`
+	Listen            []string `json:"listen"`
+	API               *string  `json:"api"`
+	Bootstrap         []string `json:"bootstrap"`
+	Directory         *bool    `json:"directory"`
+	AgentURL          *string  `json:"agent_url"`
+	DemoAgent         *bool    `json:"demo_agent"`
+	GossipInterval    *string  `json:"gossip_interval"`
+	RepublishInterval *string  `json:"republish_interval"`
+	CardTTL           *string  `json:"card_ttl"`
+	ConnLow           *int     `json:"conn_low"`
+	ConnHigh          *int     `json:"conn_high"`
+}
+
+// ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
+// fields are an error, so a typo never passes silently.
+func ApplyConfigFile(cfg *Config, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigFileSize+1))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalidConfig, path, err)
+	}
+	if len(data) > MaxConfigFileSize {
+		return fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalidConfig, path, MaxConfigFileSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var fc fileConfig
+	if err := dec.Decode(&fc); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalidConfig, path, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: %s: trailing data after the JSON object", ErrInvalidConfig, path)
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&cfg.DataDir, fc.DataDir)
+	set(&cfg.APIAddr, fc.API)
+	set(&cfg.AgentURL, fc.AgentURL)
+	if fc.Listen != nil {
+		cfg.Listen = fc.Listen
+	}
+	if fc.Bootstrap != nil {
+		cfg.Bootstrap = fc.Bootstrap
+	}
+	if fc.Directory != nil {
+		cfg.Directory = *fc.Directory
+	}
+	if fc.DemoAgent != nil {
+		cfg.DemoAgent = *fc.DemoAgent
+	}
+	if fc.ConnLow != nil {
+		cfg.ConnLow = *fc.ConnLow
+	}
+	if fc.ConnHigh != nil {
+		cfg.ConnHigh = *fc.ConnHigh
+	}
+	for _, d := range []struct {
+		name string
+		src  *string
+		dst  *time.Duration
+	}{
+		{"gossip_interval", fc.GossipInterval, &cfg.GossipInterval},
+		{"republish_interval", fc.RepublishInterval, &cfg.RepublishInterval},
+		{"card_ttl", fc.CardTTL, &cfg.CardTTL},
+	} {
+		if d.src == nil {
+			continue
+		}
+		v, err := time.ParseDuration(*d.src)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %s: %v", ErrInvalidConfig, path, d.name, err)
+		}
+		*d.dst = v
+	}
+	return nil
+}
+
+// Environment variables read by ApplyEnv. List values are comma separated.
+const (
+	EnvDataDir        = "ADPNODE_DATA_DIR"
+	EnvAPI            = "ADPNODE_API"
+	EnvListen         = "ADPNODE_LISTEN"
+	EnvBootstrap      = "ADPNODE_BOOTSTRAP"
+	EnvDirectory      = "ADPNODE_DIRECTORY"
+	EnvAgentURL       = "ADPNODE_AGENT_URL"
+	EnvDemoAgent      = "ADPNODE_DEMO_AGENT"
+	EnvGossipInterval = "ADPNODE_GOSSIP_INTERVAL"
+	EnvConfig         = "ADPNODE_CONFIG"
+)
+
+// ApplyEnv overlays the ADPNODE_* variables found by lookup (os.LookupEnv
+// in production) on cfg.
+func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) error {
+	var errs []error
+	if v, ok := lookup(EnvDataDir); ok {
+		cfg.DataDir = v
+	}
+	if v, ok := lookup(EnvAPI); ok {
+		cfg.APIAddr = v
+	}
+	if v, ok := lookup(EnvAgentURL); ok {
+		cfg.AgentURL = v
+	}
+	if v, ok := lookup(EnvListen); ok {
+		cfg.Listen = splitList(v)
+	}
+	if v, ok := lookup(EnvBootstrap); ok {
+		cfg.Bootstrap = splitList(v)
+	}
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}} {
+		if v, ok := lookup(b.name); ok && v != "" {
+			x, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w: %s=%q: not a boolean", ErrInvalidConfig, b.name, v))
+				continue
+			}
+			*b.dst = x
+		}
+	}
+	if v, ok := lookup(EnvGossipInterval); ok && v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s=%q: %v", ErrInvalidConfig, EnvGossipInterval, v, err))
+		} else {
+			cfg.GossipInterval = d
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// isLoopbackName reports whether host (no port, brackets allowed) names
+// this machine: localhost or a loopback IP.
+func isLoopbackName(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,146 @@
+package node
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigValidate(t *testing.T) {
+	good := DefaultConfig()
+	good.DataDir = t.TempDir()
+	if err := good.Validate(); err != nil {
+		t.Fatalf("default config with data dir: %v", err)
+	}
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		want   string
+	}{
+		{"no data dir", func(c *Config) { c.DataDir = "" }, "data_dir"},
+		{"bad listen", func(c *Config) { c.Listen = []string{"tcp:1"} }, "listen[0]"},
+		{"public api", func(c *Config) { c.APIAddr = "0.0.0.0:5001" }, "loopback"},
+		{"api no port", func(c *Config) { c.APIAddr = "127.0.0.1" }, "api"},
+		{"bootstrap no p2p", func(c *Config) { c.Bootstrap = []string{"/ip4/127.0.0.1/tcp/4001"} }, "bootstrap[0]"},
+		{"agent url scheme", func(c *Config) { c.AgentURL = "ftp://x" }, "agent_url"},
+		{"agent url and demo", func(c *Config) { c.AgentURL = "http://127.0.0.1:1"; c.DemoAgent = true }, "demo_agent"},
+		{"negative interval", func(c *Config) { c.GossipInterval = -time.Second }, "gossip_interval"},
+		{"water marks", func(c *Config) { c.ConnLow, c.ConnHigh = 10, 5 }, "conn_low"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := good
+			tt.mutate(&c)
+			err := c.Validate()
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("Validate = %v, want ErrInvalidConfig", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate = %q, want mention of %q", err, tt.want)
+			}
+		})
+	}
+	for _, ok := range []string{"127.0.0.1:0", "localhost:5001", "[::1]:80"} {
+		c := good
+		c.APIAddr = ok
+		if err := c.Validate(); err != nil {
+			t.Errorf("APIAddr %q: %v", ok, err)
+		}
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "adpnode.json")
+	body := `{"data_dir": "/from/file", "api": "127.0.0.1:7000", "directory": true, "gossip_interval": "30s", "listen": ["/ip4/127.0.0.1/tcp/4001"]}`
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	if err := ApplyConfigFile(&cfg, file); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DataDir != "/from/file" || cfg.APIAddr != "127.0.0.1:7000" || !cfg.Directory || cfg.GossipInterval != 30*time.Second {
+		t.Fatalf("file not applied: %+v", cfg)
+	}
+	env := map[string]string{EnvAPI: "127.0.0.1:7001", EnvBootstrap: "/ip4/127.0.0.1/tcp/1/p2p/a, /ip4/127.0.0.1/tcp/2/p2p/b", EnvDirectory: "false"}
+	if err := ApplyEnv(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DataDir != "/from/file" {
+		t.Errorf("env without data dir changed it to %q", cfg.DataDir)
+	}
+	if cfg.APIAddr != "127.0.0.1:7001" || cfg.Directory || len(cfg.Bootstrap) != 2 || cfg.Bootstrap[1] != "/ip4/127.0.0.1/tcp/2/p2p/b" {
+		t.Fatalf("env not applied over file: %+v", cfg)
+	}
+	env = map[string]string{EnvDirectory: "maybe"}
+	if err := ApplyEnv(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), EnvDirectory) {
+		t.Fatalf("bad boolean: %v", err)
+	}
+}
+
+func TestConfigFileRejects(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"unknown field": `{"data_dri": "x"}`,
+		"bad duration":  `{"gossip_interval": "soon"}`,
+		"trailing":      `{} {}`,
+		"not json":      `data_dir = x`,
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		if err := ApplyConfigFile(&cfg, file); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: err = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+	cfg := DefaultConfig()
+	if err := ApplyConfigFile(&cfg, filepath.Join(dir, "missing")); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := loadIdentity(dir); !errors.Is(err, ErrNotInitialized) {
+		t.Fatalf("load from empty dir: %v", err)
+	}
+	sk, err := createIdentity(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, identityFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("identity.key mode %o", st.Mode().Perm())
+	}
+	if _, err := createIdentity(dir); !errors.Is(err, ErrAlreadyInitialized) {
+		t.Fatalf("second create: %v", err)
+	}
+	got, err := loadIdentity(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equals(sk) {
+		t.Fatal("loaded key differs")
+	}
+	if err := os.Chmod(filepath.Join(dir, identityFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadIdentity(dir); !errors.Is(err, ErrBadIdentity) {
+		t.Fatalf("world-readable key: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, identityFile), []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadIdentity(dir); !errors.Is(err, ErrBadIdentity) {
+		t.Fatalf("junk key: %v", err)
+	}
+}

@@ -1,0 +1,23 @@
+package node
+
+import "errors"
+
+var (
+	// ErrInvalidConfig reports a bad configuration value; the message names it.
+	ErrInvalidConfig = errors.New("node: invalid configuration")
+	// ErrNotInitialized means the data directory has no identity or card:
+	// run Init (`adpnode init`) first.
+	ErrNotInitialized = errors.New("node: data directory not initialized")
+	// ErrAlreadyInitialized means Init found an existing identity.
+	ErrAlreadyInitialized = errors.New("node: data directory already initialized")
+	// ErrBadIdentity means identity.key is unreadable, not Ed25519 or too open.
+	ErrBadIdentity = errors.New("node: bad identity key")
+	// ErrClosed is returned by calls on a closed node.
+	ErrClosed = errors.New("node: closed")
+	// ErrStarted is returned by a second Start.
+	ErrStarted = errors.New("node: already started")
+	// ErrNoTool means a tool call named a tool no agent serves.
+	ErrNoTool = errors.New("node: no agent serves this tool")
+	// ErrBadScope is an unknown discovery scope.
+	ErrBadScope = errors.New("node: scope must be local or network")
+)

@@ -1,0 +1,89 @@
+package node
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
+	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
+	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
+	"github.com/libp2p/go-libp2p/p2p/security/noise"
+	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+)
+
+// Resource-manager sizing. libp2p scales its defaults with memory and file
+// descriptors; the node pins both so every node of a testnet gets the same
+// limits whatever the machine, then raises the limits that a busy agent
+// (many concurrent invocations from one caller) would otherwise hit: the
+// default allows about 75 inbound streams per peer per protocol.
+const (
+	rcmgrMemory = 1 << 30 // bytes the scaled limits assume
+	rcmgrFDs    = 4096    // file descriptors the scaled limits assume
+
+	// per protocol (all peers) and per peer per protocol, for the
+	// invocation protocol.
+	invokeStreams        = 8192
+	invokeStreamsPerPeer = 1024
+	invokeMemory         = 256 << 20
+	invokeMemoryPerPeer  = 64 << 20
+
+	// per peer, all protocols.
+	peerStreams = 2048
+)
+
+// hostLimits returns the fixed resource limits of a node host.
+func hostLimits(raised []protocol.ID) rcmgr.ConcreteLimitConfig {
+	limits := rcmgr.DefaultLimits
+	libp2p.SetDefaultServiceLimits(&limits)
+	for _, p := range raised {
+		limits.AddProtocolLimit(p,
+			rcmgr.BaseLimit{Streams: invokeStreams, StreamsInbound: invokeStreams / 2, StreamsOutbound: invokeStreams / 2, Memory: invokeMemory},
+			rcmgr.BaseLimitIncrease{})
+		limits.AddProtocolPeerLimit(p,
+			rcmgr.BaseLimit{Streams: invokeStreamsPerPeer, StreamsInbound: invokeStreamsPerPeer / 2, StreamsOutbound: invokeStreamsPerPeer / 2, Memory: invokeMemoryPerPeer},
+			rcmgr.BaseLimitIncrease{})
+	}
+	limits.PeerBaseLimit.Streams = peerStreams
+	limits.PeerBaseLimit.StreamsInbound = peerStreams / 2
+	limits.PeerBaseLimit.StreamsOutbound = peerStreams / 2
+	return limits.Scale(rcmgrMemory, rcmgrFDs)
+}
+
+// newHost builds the libp2p host of a node: TCP and QUIC on listen, Noise,
+// yamux, fixed resource limits (raised for the given protocols) and a
+// connection manager with the given water marks. Metrics go nowhere
+// global; the node exports its own.
+func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int) (host.Host, error) {
+	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(hostLimits(raised)), rcmgr.WithMetricsDisabled())
+	if err != nil {
+		return nil, fmt.Errorf("node: resource manager: %w", err)
+	}
+	cm, err := connmgr.NewConnManager(low, high, connmgr.WithGracePeriod(time.Minute))
+	if err != nil {
+		rm.Close()
+		return nil, fmt.Errorf("node: connection manager: %w", err)
+	}
+	h, err := libp2p.New(
+		libp2p.Identity(sk),
+		libp2p.ListenAddrStrings(listen...),
+		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Transport(quic.NewTransport),
+		libp2p.Security(noise.ID, noise.New),
+		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
+		libp2p.ResourceManager(rm),
+		libp2p.ConnectionManager(cm),
+		libp2p.DisableRelay(),
+		libp2p.DisableMetrics(),
+	)
+	if err != nil {
+		cm.Close()
+		rm.Close()
+		return nil, fmt.Errorf("node: libp2p host: %w", err)
+	}
+	return h, nil
+}

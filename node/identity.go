@@ -1,0 +1,117 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+)
+
+// Files and directories inside Config.DataDir.
+const (
+	identityFile = "identity.key" // libp2p MarshalPrivateKey bytes, mode 0600
+	cardFile     = "card.json"    // the signed card
+	storeDir     = "store"        // Badger
+	apiFile      = "api"          // the HTTP API base URL while running
+	maxKeyFile   = 4096
+)
+
+// APIFile returns the path of the file holding a running node's HTTP API
+// base URL inside dataDir.
+func APIFile(dataDir string) string { return filepath.Join(dataDir, apiFile) }
+
+// createIdentity writes a fresh Ed25519 key to dataDir/identity.key,
+// refusing to overwrite an existing one.
+func createIdentity(dataDir string) (crypto.PrivKey, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("node: create data dir: %w", err)
+	}
+	sk, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		return nil, fmt.Errorf("node: generate key: %w", err)
+	}
+	raw, err := crypto.MarshalPrivateKey(sk)
+	if err != nil {
+		return nil, fmt.Errorf("node: marshal key: %w", err)
+	}
+	path := filepath.Join(dataDir, identityFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%w: %s exists", ErrAlreadyInitialized, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("node: write key: %w", err)
+	}
+	if _, err := f.Write(raw); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("node: write key: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("node: write key: %w", err)
+	}
+	return sk, f.Close()
+}
+
+// loadIdentity reads dataDir/identity.key. The file must be Ed25519 and
+// readable by its owner only.
+func loadIdentity(dataDir string) (crypto.PrivKey, error) {
+	path := filepath.Join(dataDir, identityFile)
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s missing (run adpnode init)", ErrNotInitialized, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadIdentity, err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s is mode %o, want 0600", ErrBadIdentity, path, st.Mode().Perm())
+	}
+	if st.Size() > maxKeyFile {
+		return nil, fmt.Errorf("%w: %s too large", ErrBadIdentity, path)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadIdentity, err)
+	}
+	sk, err := crypto.UnmarshalPrivateKey(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadIdentity, path, err)
+	}
+	if sk.Type() != crypto.Ed25519 {
+		return nil, fmt.Errorf("%w: %s: key type %v, want Ed25519", ErrBadIdentity, path, sk.Type())
+	}
+	return sk, nil
+}
+
+// writeFileAtomic replaces path with data through a temporary file and a
+// rename, so a crash leaves the old or the new content, never a mix.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(name, perm)
+	}
+	if werr == nil {
+		werr = os.Rename(name, path)
+	}
+	if werr != nil {
+		os.Remove(name)
+	}
+	return werr
+}
