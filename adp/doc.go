@@ -1,2 +1,40 @@
-// Package adp is part of adpnode.
+// Package adp implements Agent Cards, the self-descriptions agents exchange
+// under the Agent Description Protocol (ADP, draft-song-anp-adp-00), with
+// the optional examples and status of the agent discovery profile
+// (draft-xu-00), and the adp.discover request and response types.
+//
+// # Cards
+//
+// A Card holds every field of ADP section 3. ParseCard decodes one strictly:
+// it bounds the size (MaxCardSize) and nesting depth (MaxDepth), rejects
+// invalid UTF-8 and duplicate keys, and checks the JSON type of every known
+// field, reporting each wrong one by JSON Pointer. Fields it does not know,
+// at the top level and inside tools, endpoints, constraints, metadata and
+// examples, and every extension namespace, are kept as raw JSON and written
+// back by MarshalJSON, so decode then encode loses nothing. Validate checks
+// the rules of ADP 3 and 7.6 and reports every problem at once.
+//
+// # Identity
+//
+// One agent is one Ed25519 key. Its id is "agent://" followed by its libp2p
+// peer ID as a base36 CIDv1 ("agent://k51..."); PeerIDFromAgentID also
+// accepts the base58 form ("agent://12D3KooW...") and NormalizeAgentID maps
+// every accepted form to the canonical one. DIDKey and PubKeyFromDIDKey
+// convert to and from did:key.
+//
+// # Signatures and ordering
+//
+// Sign implements ADP 3.2: the card without "signature" is canonicalized
+// with JCS (RFC 8785) and signed with Ed25519; the signature is base64url
+// without padding. Verify takes the key from the id and checks the
+// signature over the bytes the card was received as (minus the signature
+// member), never over a re-encoding. DecodeVerified is the single gate for
+// cards from the network: size, parse, Validate, Verify. Compare orders two
+// copies of one agent's card (seq, then signed over unsigned, then
+// metadata.updated_at); IsRevocation recognizes ADP 6.4 revocations.
+//
+// # Concurrency
+//
+// The package keeps no state. A Card is a plain value: concurrent reads are
+// safe, mutation needs the caller's synchronization.
 package adp

@@ -1,0 +1,243 @@
+package adp
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/gowebpki/jcs"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	pb "github.com/libp2p/go-libp2p/core/crypto/pb"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// sigEncoding is base64url without padding (ADP 3.2), decoded strictly so
+// that each signature has exactly one text form.
+var sigEncoding = base64.RawURLEncoding.Strict()
+
+// Sign signs the card per ADP 3.2 with an Ed25519 key: it sets ID from the
+// key when empty (ErrBadID if ID names another key, and normalizes it to
+// the agent://k51... form otherwise), checks the card with Validate, signs
+// JCS(card without "signature"), and sets Signature. Raw then holds the
+// JCS form of the signed card, signature included.
+//
+// Sign leaves Seq and Metadata alone: bumping them is the caller's choice.
+func (c *Card) Sign(sk crypto.PrivKey) error {
+	if sk == nil || sk.Type() != pb.KeyType_Ed25519 {
+		return ErrKeyType
+	}
+	p, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return err
+	}
+	own := AgentID(p)
+	if c.ID == "" {
+		c.ID = own
+	} else {
+		named, err := PeerIDFromAgentID(c.ID)
+		if err != nil {
+			return err
+		}
+		if named != p {
+			return fmt.Errorf("%w: card id %s is not the signing key's %s", ErrBadID, truncate(c.ID), own)
+		}
+		c.ID = own
+	}
+	c.Signature = ""
+	c.raw, c.unsigned = nil, nil
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	body, err := c.appendJSON(nil, false)
+	if err != nil {
+		return err
+	}
+	canon, err := jcs.Transform(body)
+	if err != nil {
+		return fmt.Errorf("adp: canonicalize: %w", err)
+	}
+	sig, err := sk.Sign(canon)
+	if err != nil {
+		return err
+	}
+	c.Signature = sigEncoding.EncodeToString(sig)
+	full, err := c.appendJSON(nil, true)
+	if err != nil {
+		return err
+	}
+	if full, err = jcs.Transform(full); err != nil {
+		return fmt.Errorf("adp: canonicalize: %w", err)
+	}
+	if len(full) > MaxCardSize {
+		c.Signature = ""
+		return fmt.Errorf("%w: signed card is %d octets, limit %d", ErrTooLarge, len(full), MaxCardSize)
+	}
+	c.raw = full
+	c.unsigned = nil
+	return nil
+}
+
+// Verify checks the signature per ADP 3.2 with the key named by the id. For
+// a card that has Raw bytes, the signed content is those bytes without the
+// "signature" member, canonicalized with JCS: what the signer sent, not a
+// re-encoding of the decoded fields. For a card built in code it is the
+// card's own encoding. Errors: ErrUnsigned, ErrBadID, ErrBadSignature.
+func (c *Card) Verify() error {
+	if c.Signature == "" {
+		return ErrUnsigned
+	}
+	pub, err := pubKeyFromAgentID(c.ID)
+	if err != nil {
+		return err
+	}
+	rawPub, err := pub.Raw()
+	if err != nil || len(rawPub) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: unusable public key", ErrBadID)
+	}
+	var sig [ed25519.SignatureSize]byte
+	if !decodeSig(sig[:], c.Signature) {
+		return fmt.Errorf("%w: signature is not %d octets of base64url without padding", ErrBadSignature, ed25519.SignatureSize)
+	}
+	msg, err := c.signedBytes()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSignature, err)
+	}
+	if !ed25519.Verify(rawPub, msg, sig[:]) {
+		return fmt.Errorf("%w: does not verify for %s", ErrBadSignature, truncate(c.ID))
+	}
+	return nil
+}
+
+// decodeSig decodes a base64url (no padding) Ed25519 signature into dst.
+func decodeSig(dst []byte, s string) bool {
+	if len(s) != sigEncoding.EncodedLen(ed25519.SignatureSize) {
+		return false
+	}
+	n, err := sigEncoding.Decode(dst, []byte(s))
+	return err == nil && n == ed25519.SignatureSize
+}
+
+// signedBytes returns JCS(card without signature).
+func (c *Card) signedBytes() ([]byte, error) {
+	var body []byte
+	if c.raw != nil && c.unsigned != nil {
+		n := 2
+		for _, r := range c.unsigned {
+			n += r[1] - r[0] + 1
+		}
+		body = make([]byte, 0, n)
+		body = append(body, '{')
+		for i, r := range c.unsigned {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, c.raw[r[0]:r[1]]...)
+		}
+		body = append(body, '}')
+	} else {
+		var err error
+		if body, err = c.appendJSON(nil, false); err != nil {
+			return nil, err
+		}
+	}
+	return jcs.Transform(body)
+}
+
+// DecodeVerified is the gate for every card from the network: it bounds the
+// size, parses, validates, and requires a valid signature. The error wraps
+// ErrTooLarge, ErrTooDeep, ErrMalformed, ErrInvalid (a *ValidationError),
+// ErrUnsigned, ErrBadID or ErrBadSignature.
+func DecodeVerified(raw []byte) (*Card, error) {
+	c, err := ParseCard(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.Verify(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Clone returns a deep copy of the card, Raw included.
+func (c *Card) Clone() *Card {
+	if c == nil {
+		return nil
+	}
+	n := *c
+	n.raw = slices.Clone(c.raw)
+	n.unsigned = slices.Clone(c.unsigned)
+	n.Skills = slices.Clone(c.Skills)
+	n.Extensions = cloneRawMap(c.Extensions)
+	n.Extra = cloneRawMap(c.Extra)
+	if c.Seq != nil {
+		s := *c.Seq
+		n.Seq = &s
+	}
+	if c.Tools != nil {
+		n.Tools = make([]Tool, len(c.Tools))
+		for i, t := range c.Tools {
+			t.InputSchema = slices.Clone(t.InputSchema)
+			t.OutputSchema = slices.Clone(t.OutputSchema)
+			t.Streaming = clonePtr(t.Streaming)
+			t.Idempotent = clonePtr(t.Idempotent)
+			t.Extra = cloneRawMap(t.Extra)
+			n.Tools[i] = t
+		}
+	}
+	if c.Endpoints != nil {
+		n.Endpoints = make([]Endpoint, len(c.Endpoints))
+		for i, e := range c.Endpoints {
+			e.Methods = slices.Clone(e.Methods)
+			e.Priority = clonePtr(e.Priority)
+			e.Extra = cloneRawMap(e.Extra)
+			n.Endpoints[i] = e
+		}
+	}
+	if c.Constraints != nil {
+		k := *c.Constraints
+		k.MaxConcurrentTasks = clonePtr(k.MaxConcurrentTasks)
+		k.MaxInputTokens = clonePtr(k.MaxInputTokens)
+		k.SupportedLanguages = slices.Clone(k.SupportedLanguages)
+		k.Extra = cloneRawMap(k.Extra)
+		n.Constraints = &k
+	}
+	if c.Metadata != nil {
+		m := *c.Metadata
+		m.TTL = clonePtr(m.TTL)
+		m.Extra = cloneRawMap(m.Extra)
+		n.Metadata = &m
+	}
+	if c.Examples != nil {
+		n.Examples = make([]Example, len(c.Examples))
+		for i, e := range c.Examples {
+			e.Tags = slices.Clone(e.Tags)
+			e.Extra = cloneRawMap(e.Extra)
+			n.Examples[i] = e
+		}
+	}
+	return &n
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneRawMap(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
