@@ -3,6 +3,8 @@ package adp_test
 import (
 	"bytes"
 	"crypto/ed25519"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -52,3 +54,12 @@ const fullCard = `{
   "x-future": {"nested": [true, false, null, "s", 1e3]},
   "zzz": "last"
 }`
+
+func readTestdata(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
