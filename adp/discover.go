@@ -1,0 +1,281 @@
+package adp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// DiscoverRequest is the body of adp.discover: ADP 4.3's tags, query,
+// limit and min_score with the discovery profile's fields (section 5.1).
+// ParseDiscoverRequest fills the defaults, so a parsed request has Limit,
+// MinScore and Detail set.
+type DiscoverRequest struct {
+	Tags            []string                   `json:"tags,omitempty"`
+	Query           string                     `json:"query,omitempty"`
+	Limit           int                        `json:"limit,omitempty"`     // default 10, 1..100
+	MinScore        *float64                   `json:"min_score,omitempty"` // default 0.1, 0..1
+	RequiredTags    []string                   `json:"required_tags,omitempty"`
+	PreferredTags   []string                   `json:"preferred_tags,omitempty"`
+	ExcludedTags    []string                   `json:"excluded_tags,omitempty"`
+	Protocols       []string                   `json:"protocols,omitempty"`
+	Constraints     map[string]json.RawMessage `json:"constraints,omitempty"`
+	IncludeEvidence bool                       `json:"include_evidence,omitempty"`
+	Detail          string                     `json:"detail,omitempty"` // minimal|summary|full, default summary
+	ClientContext   json.RawMessage            `json:"client_context,omitempty"`
+}
+
+// ParseDiscoverRequest decodes and checks an adp.discover body. An empty
+// body is an empty request. Unknown top-level fields are ignored; known
+// ones must have the right type and bounds, and every problem is reported
+// in a *ValidationError by JSON Pointer. Other errors wrap ErrTooLarge,
+// ErrTooDeep or ErrMalformed. The defaults (limit 10, min_score 0.1, detail
+// summary) are applied.
+//
+// Bounds: limit 1..MaxDiscoverLimit, min_score 0..1, at most
+// MaxDiscoverTags entries in each tag list and in protocols, query at most
+// MaxQueryLen octets, tags in the skill tag syntax optionally ending in
+// "/*" (prefix match), constraints.max_results_age_seconds a number >= 0,
+// constraints.allow_stale a boolean, client_context an object.
+func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
+	if len(body) > MaxDiscoverRequestSize {
+		return nil, fmt.Errorf("%w: request is %d octets, limit %d", ErrTooLarge, len(body), MaxDiscoverRequestSize)
+	}
+	r := &DiscoverRequest{}
+	if len(bytes.TrimSpace(body)) > 0 {
+		members, err := scanObject(body, MaxDepth)
+		if err != nil {
+			return nil, err
+		}
+		var d decoder
+		for _, m := range members {
+			r.decodeMember(&d, m)
+		}
+		if err := d.err(); err != nil {
+			return nil, err
+		}
+	}
+	if r.Limit == 0 {
+		r.Limit = DefaultDiscoverLimit
+	}
+	if r.MinScore == nil {
+		ms := DefaultMinScore
+		r.MinScore = &ms
+	}
+	if r.Detail == "" {
+		r.Detail = DetailSummary
+	}
+	return r, nil
+}
+
+func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
+	p := "/" + escapePointer(m.key)
+	v := m.value
+	switch m.key {
+	case "tags":
+		r.Tags = d.queryTags(p, v)
+	case "required_tags":
+		r.RequiredTags = d.queryTags(p, v)
+	case "preferred_tags":
+		r.PreferredTags = d.queryTags(p, v)
+	case "excluded_tags":
+		r.ExcludedTags = d.queryTags(p, v)
+	case "query":
+		r.Query = d.str(p, v)
+		if len(r.Query) > MaxQueryLen {
+			d.add(p, fmt.Sprintf("is %d octets, limit %d", len(r.Query), MaxQueryLen))
+		}
+	case "limit":
+		if n, ok := d.int(p, v, 1, MaxDiscoverLimit); ok {
+			r.Limit = int(n)
+		}
+	case "min_score":
+		if f, ok := d.number(p, v); ok {
+			if f < 0 || f > 1 {
+				d.add(p, "must be a number between 0 and 1")
+			} else {
+				r.MinScore = &f
+			}
+		}
+	case "protocols":
+		r.Protocols = d.strs(p, v)
+		if len(r.Protocols) > MaxDiscoverTags {
+			d.add(p, fmt.Sprintf("has %d entries, limit %d", len(r.Protocols), MaxDiscoverTags))
+		}
+		for i, s := range r.Protocols {
+			if s == "" || len(s) > MaxTagLen {
+				d.add(p+"/"+strconv.Itoa(i), fmt.Sprintf("must be 1 to %d octets", MaxTagLen))
+			}
+		}
+	case "constraints":
+		obj, ok := d.object(p, v)
+		if !ok {
+			return
+		}
+		r.Constraints = obj
+		if raw, ok := obj[ConstraintMaxResultsAge]; ok {
+			if f, ok := d.number(p+"/"+ConstraintMaxResultsAge, raw); ok && f < 0 {
+				d.add(p+"/"+ConstraintMaxResultsAge, "must not be negative")
+			}
+		}
+		if raw, ok := obj[ConstraintAllowStale]; ok {
+			d.bool(p+"/"+ConstraintAllowStale, raw)
+		}
+	case "include_evidence":
+		if b := d.bool(p, v); b != nil {
+			r.IncludeEvidence = *b
+		}
+	case "detail":
+		r.Detail = d.str(p, v)
+		switch r.Detail {
+		case DetailMinimal, DetailSummary, DetailFull:
+		default:
+			d.add(p, "must be one of minimal, summary, full")
+		}
+	case "client_context":
+		if _, ok := d.object(p, v); ok {
+			r.ClientContext = v
+		}
+	}
+}
+
+// queryTags decodes a tag list of a discover request.
+func (d *decoder) queryTags(path string, raw json.RawMessage) []string {
+	elems, ok := d.array(path, raw)
+	if !ok {
+		return nil
+	}
+	if len(elems) > MaxDiscoverTags {
+		d.add(path, fmt.Sprintf("has %d tags, limit %d", len(elems), MaxDiscoverTags))
+		return nil
+	}
+	tags := make([]string, len(elems))
+	for i, e := range elems {
+		p := path + "/" + strconv.Itoa(i)
+		before := len(d.probs)
+		tags[i] = d.str(p, e)
+		if len(d.probs) > before {
+			continue
+		}
+		if err := checkQueryTag(tags[i]); err != nil {
+			d.add(p, err.Error())
+		}
+	}
+	return tags
+}
+
+// checkQueryTag accepts a skill tag, optionally ending in "/*" (ADP 3.6.1
+// prefix match).
+func checkQueryTag(tag string) error {
+	if len(tag) > 2 && tag[len(tag)-2:] == "/*" {
+		return checkTag(tag[:len(tag)-2])
+	}
+	return checkTag(tag)
+}
+
+// number decodes a finite JSON number.
+func (d *decoder) number(path string, raw json.RawMessage) (float64, bool) {
+	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		d.add(path, "must be a number")
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		d.add(path, "must be a finite number")
+		return 0, false
+	}
+	return f, true
+}
+
+// MaxResultsAge returns constraints.max_results_age_seconds, if given.
+func (r *DiscoverRequest) MaxResultsAge() (time.Duration, bool) {
+	raw, ok := r.Constraints[ConstraintMaxResultsAge]
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 {
+		return 0, false
+	}
+	if f > float64(math.MaxInt64/int64(time.Second)) {
+		return math.MaxInt64, true
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+// AllowStale reports constraints.allow_stale.
+func (r *DiscoverRequest) AllowStale() bool {
+	return string(r.Constraints[ConstraintAllowStale]) == "true"
+}
+
+// UnsupportedConstraints returns, sorted, the constraint names this package
+// does not understand; a service that cannot apply them lists them in
+// DiscoverResponse.UnsupportedFilters (discovery profile 5.1, 13.3).
+func (r *DiscoverRequest) UnsupportedConstraints() []string {
+	var out []string
+	for k := range r.Constraints {
+		if k != ConstraintMaxResultsAge && k != ConstraintAllowStale {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DiscoverResponse is the reply to adp.discover (ADP 4.3, discovery profile
+// 6.1).
+type DiscoverResponse struct {
+	RequestID          string           `json:"request_id"`
+	GeneratedAt        string           `json:"generated_at"`
+	Results            []DiscoverResult `json:"results"`
+	AppliedFilters     map[string]any   `json:"applied_filters,omitempty"`
+	UnsupportedFilters []string         `json:"unsupported_filters,omitempty"`
+	Warnings           []string         `json:"warnings,omitempty"`
+}
+
+// DiscoverResult is one candidate of a DiscoverResponse. When set, Weights
+// and ScoreComponents satisfy sum(Weights[k]*ScoreComponents[k]) == Score.
+type DiscoverResult struct {
+	// AgentCard is the full signed card, or a subset per the request's
+	// detail level (then Redacted is set).
+	AgentCard   json.RawMessage `json:"agent_card"`
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Status      string          `json:"status,omitempty"`
+	Score       float64         `json:"score"`
+	MatchedTags []string        `json:"matched_tags"`
+	// ExpandedTags are matched through alias, parent or prefix expansion,
+	// apart from the direct ones in MatchedTags.
+	ExpandedTags []string `json:"expanded_tags,omitempty"`
+	// ScoreComponents by name: tag, context, example, reputation,
+	// availability, rating, freshness.
+	ScoreComponents map[string]float64 `json:"score_components,omitempty"`
+	Weights         map[string]float64 `json:"weights,omitempty"`
+	MatchedExamples []MatchedExample   `json:"matched_examples,omitempty"`
+	Freshness       *Freshness         `json:"freshness,omitempty"`
+	Redacted        bool               `json:"redacted,omitempty"`
+	// OriginService and ReceivedAt record federation provenance.
+	OriginService string `json:"origin_service,omitempty"`
+	ReceivedAt    string `json:"received_at,omitempty"`
+}
+
+// MatchedExample is an example task that matched the query.
+type MatchedExample struct {
+	ID    string  `json:"id,omitempty"`
+	Score float64 `json:"score"`
+	Text  string  `json:"text,omitempty"`
+}
+
+// Freshness is a result's freshness evidence (discovery profile 6.1); the
+// times are RFC 3339.
+type Freshness struct {
+	MetadataUpdatedAt string `json:"metadata_updated_at,omitempty"`
+	IndexedAt         string `json:"indexed_at,omitempty"`
+	ExpiresAt         string `json:"expires_at,omitempty"`
+	Stale             bool   `json:"stale"`
+}

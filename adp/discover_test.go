@@ -1,0 +1,136 @@
+package adp_test
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+func TestParseDiscoverRequestDefaults(t *testing.T) {
+	for _, body := range []string{"", "  ", "{}", `{"unknown_field": [1, {"x": 2}]}`} {
+		r, err := adp.ParseDiscoverRequest([]byte(body))
+		if err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		if r.Limit != 10 || r.MinScore == nil || *r.MinScore != 0.1 || r.Detail != "summary" {
+			t.Fatalf("%q: defaults not applied: %+v", body, r)
+		}
+	}
+}
+
+func TestParseDiscoverRequestSpecExamples(t *testing.T) {
+	// Discovery profile 5.2.
+	r, err := adp.ParseDiscoverRequest([]byte(`{
+	  "query": "Find an agent for onboarding validation and API setup.",
+	  "required_tags": ["hr"],
+	  "preferred_tags": ["onboarding", "api-automation"],
+	  "protocols": ["https"],
+	  "constraints": {"max_results_age_seconds": 300, "region": "apac"},
+	  "limit": 10, "detail": "summary", "include_evidence": true
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.IncludeEvidence || r.RequiredTags[0] != "hr" || len(r.PreferredTags) != 2 || r.Protocols[0] != "https" {
+		t.Fatalf("fields: %+v", r)
+	}
+	if age, ok := r.MaxResultsAge(); !ok || age != 300*time.Second {
+		t.Fatalf("MaxResultsAge = %v, %v", age, ok)
+	}
+	if got := r.UnsupportedConstraints(); !reflect.DeepEqual(got, []string{"region"}) {
+		t.Fatalf("UnsupportedConstraints = %v", got)
+	}
+	// 13.2 and 13.3.
+	r, err = adp.ParseDiscoverRequest([]byte(`{"query": "answer a short factual question", "protocols": ["https"], "limit": 1}`))
+	if err != nil || r.Limit != 1 || r.IncludeEvidence {
+		t.Fatalf("13.2: %+v %v", r, err)
+	}
+	r, err = adp.ParseDiscoverRequest([]byte(`{"query": "find a translation agent", "required_tags": ["translation"], "constraints": {"unsupported_private_filter": "example"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.UnsupportedConstraints(); !reflect.DeepEqual(got, []string{"unsupported_private_filter"}) || r.AllowStale() {
+		t.Fatalf("13.3: %v", got)
+	}
+	// ADP 4.3 form, with a prefix tag and allow_stale.
+	r, err = adp.ParseDiscoverRequest([]byte(`{"tags": ["nlp/*", "python"], "min_score": 0, "constraints": {"allow_stale": true}}`))
+	if err != nil || *r.MinScore != 0 || !r.AllowStale() || r.UnsupportedConstraints() != nil {
+		t.Fatalf("ADP form: %+v %v", r, err)
+	}
+}
+
+func TestParseDiscoverRequestRejects(t *testing.T) {
+	many := `["` + strings.Repeat(`a","`, adp.MaxDiscoverTags) + `a"]`
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`{"limit": 0}`, []string{"/limit"}},
+		{`{"limit": 101}`, []string{"/limit"}},
+		{`{"limit": 5.5}`, []string{"/limit"}},
+		{`{"limit": "5"}`, []string{"/limit"}},
+		{`{"min_score": 1.5}`, []string{"/min_score"}},
+		{`{"min_score": -0.1}`, []string{"/min_score"}},
+		{`{"min_score": "high"}`, []string{"/min_score"}},
+		{`{"min_score": 1e400}`, []string{"/min_score"}},
+		{`{"tags": "nlp"}`, []string{"/tags"}},
+		{`{"tags": ["ok", 1, "bad tag", "a/*/b"]}`, []string{"/tags/1", "/tags/2", "/tags/3"}},
+		{`{"required_tags": ` + many + `}`, []string{"/required_tags"}},
+		{`{"excluded_tags": [""]}`, []string{"/excluded_tags/0"}},
+		{`{"preferred_tags": [null]}`, []string{"/preferred_tags/0"}},
+		{`{"query": "` + strings.Repeat("q", adp.MaxQueryLen+1) + `"}`, []string{"/query"}},
+		{`{"query": 7}`, []string{"/query"}},
+		{`{"protocols": [""]}`, []string{"/protocols/0"}},
+		{`{"constraints": [], "detail": "everything"}`, []string{"/constraints", "/detail"}},
+		{`{"constraints": {"max_results_age_seconds": -1, "allow_stale": "yes"}}`, []string{"/constraints/allow_stale", "/constraints/max_results_age_seconds"}},
+		{`{"include_evidence": 1}`, []string{"/include_evidence"}},
+		{`{"client_context": "en"}`, []string{"/client_context"}},
+	} {
+		_, err := adp.ParseDiscoverRequest([]byte(tc.body))
+		if got := problemPaths(t, err); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%.60s: problems %v, want %v (%v)", tc.body, got, tc.want, err)
+		}
+	}
+	for body, want := range map[string]error{
+		`{"limit":`:     adp.ErrMalformed,
+		`[]`:            adp.ErrMalformed,
+		`{"a":1,"a":2}`: adp.ErrMalformed,
+		strings.Repeat("[", 40) + strings.Repeat("]", 40):                     adp.ErrMalformed,
+		`{"x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`:     adp.ErrTooDeep,
+		`{"query":"` + strings.Repeat("q", adp.MaxDiscoverRequestSize) + `"}`: adp.ErrTooLarge,
+	} {
+		if _, err := adp.ParseDiscoverRequest([]byte(body)); !errors.Is(err, want) {
+			t.Errorf("%.40s: %v, want %v", body, err, want)
+		}
+	}
+}
+
+func TestDiscoverResponseJSON(t *testing.T) {
+	resp := adp.DiscoverResponse{
+		RequestID:   "r1",
+		GeneratedAt: "2026-03-24T12:00:00Z",
+		Results: []adp.DiscoverResult{{
+			AgentCard:       json.RawMessage(`{"id":"agent://k51x","name":"n"}`),
+			ID:              "agent://k51x",
+			Name:            "n",
+			Score:           0.5,
+			MatchedTags:     []string{},
+			ScoreComponents: map[string]float64{"tag": 1},
+			Weights:         map[string]float64{"tag": 0.5},
+			Freshness:       &adp.Freshness{IndexedAt: "2026-03-24T12:00:00Z"},
+		}},
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"request_id":"r1","generated_at":"2026-03-24T12:00:00Z","results":[{"agent_card":{"id":"agent://k51x","name":"n"},"id":"agent://k51x","name":"n","score":0.5,"matched_tags":[],"score_components":{"tag":1},"weights":{"tag":0.5},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}]}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+}
