@@ -1,2 +1,32 @@
-// Package dht is part of adpnode.
+// Package dht publishes and finds signed Agent Cards on a Kademlia DHT
+// private to adpnode (go-libp2p-kad-dht with protocol prefix /adp, so the
+// protocol is /adp/kad/1.0.0 and the node never joins the public IPFS DHT).
+//
+// # Records
+//
+// A card is stored as a value record under the key /adpcard/<peer id>
+// ([Key]), where <peer id> is the binary multihash of the agent's peer ID,
+// the form libp2p's own /pk and /ipns namespaces use. [Validator] is the
+// namespace's record validator: Validate admits only a well-formed card no
+// larger than adp.MaxCardSize, validly signed by the key its key names;
+// Select keeps the card that supersedes the others under adp.Compare, then
+// the greatest bytes, so every node picks the same one. Both are pure.
+//
+// Each skill tag of a card, normalized ([NormalizeTag]), and each of its
+// parent paths ([TagPaths]: nlp/translation gives nlp/translation and nlp)
+// is announced as a provider record for [TagCID]: a CIDv1 with the raw codec
+// over the sha2-256 multihash of "adp-skill:" followed by the tag. FindByTag
+// returns the agents that provide a tag, including those whose cards no
+// gossip has brought.
+//
+// # Lifecycle
+//
+// [New] starts the DHT on a host the caller owns; [DHT.Bootstrap] connects
+// to the bootstrap peers, waits for a non-empty routing table and refreshes
+// it. [DHT.PutCard] stores a card and its provider records at once and
+// remembers it: kad-dht never republishes values, so a background loop
+// re-puts every remembered card on the republish interval. [DHT.GetCard]
+// looks a card up by agent id. [DHT.Close] stops the loop, waits for it and
+// closes the DHT; it does not close the host. A DHT is safe for concurrent
+// use.
 package dht

@@ -1,0 +1,334 @@
+package dht
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	kaddht "github.com/libp2p/go-libp2p-kad-dht"
+	record "github.com/libp2p/go-libp2p-record"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/routing"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/p2pnet"
+)
+
+// DHT publishes and finds Agent Cards. It is safe for concurrent use.
+// Close stops the republish loop, waits for it and closes the kad-dht
+// instance; the host stays open.
+type DHT struct {
+	h   host.Host
+	kad *kaddht.IpfsDHT
+	cfg config
+
+	ctx    context.Context // cancelled by Close; bounds background work
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	cards  map[peer.ID]*adp.Card // remembered for republishing
+	closed bool
+
+	puts, republished, republishFailed, gets, getMisses atomic.Uint64
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Stats counts a DHT's operations since New.
+type Stats struct {
+	Puts            uint64 // successful PutCard calls
+	Republished     uint64 // cards put again by the republish loop
+	RepublishFailed uint64 // republish attempts that failed
+	Gets            uint64 // GetCard calls that returned a card
+	GetMisses       uint64 // GetCard calls that found none
+}
+
+// Stats returns the operation counters.
+func (d *DHT) Stats() Stats {
+	return Stats{
+		Puts:            d.puts.Load(),
+		Republished:     d.republished.Load(),
+		RepublishFailed: d.republishFailed.Load(),
+		Gets:            d.gets.Load(),
+		GetMisses:       d.getMisses.Load(),
+	}
+}
+
+// New starts a DHT on h with the adpcard validator. It does not connect to
+// anything: call Bootstrap.
+func New(h host.Host, opts ...Option) (*DHT, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	kopts := []kaddht.Option{
+		kaddht.ProtocolPrefix(ProtocolPrefix),
+		kaddht.Validator(record.NamespacedValidator{Namespace: Validator{}}),
+		kaddht.Mode(kadMode(cfg.mode)),
+	}
+	if len(cfg.bootstrap) > 0 {
+		kopts = append(kopts, kaddht.BootstrapPeers(cfg.bootstrap...))
+	}
+	kad, err := kaddht.New(h, kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("dht: start kad-dht: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &DHT{
+		h:      h,
+		kad:    kad,
+		cfg:    cfg,
+		ctx:    ctx,
+		cancel: cancel,
+		cards:  make(map[peer.ID]*adp.Card),
+	}
+	d.wg.Add(1)
+	go d.republishLoop()
+	return d, nil
+}
+
+func kadMode(m ModeOpt) kaddht.ModeOpt {
+	switch m {
+	case ModeClient:
+		return kaddht.ModeClient
+	case ModeServer:
+		return kaddht.ModeServer
+	default:
+		return kaddht.ModeAuto
+	}
+}
+
+// Bootstrap connects to the bootstrap peers (failures are tolerated while
+// one succeeds or the host already has peers), waits until the routing
+// table is non-empty, then refreshes it and waits for the refresh.
+func (d *DHT) Bootstrap(ctx context.Context) error {
+	if d.isClosed() {
+		return ErrClosed
+	}
+	var errs []error
+	for _, ai := range d.cfg.bootstrap {
+		if ai.ID == d.h.ID() {
+			continue
+		}
+		if err := d.h.Connect(ctx, ai); err != nil {
+			d.cfg.log.Debug("bootstrap connect failed", "peer", ai.ID, "err", err)
+			errs = append(errs, err)
+		}
+	}
+	if len(d.h.Network().Peers()) == 0 {
+		return fmt.Errorf("%w: %w", ErrNoPeers, errors.Join(errs...))
+	}
+	if err := p2pnet.WaitFor(ctx, func() bool { return d.kad.RoutingTable().Size() > 0 }); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoPeers, err)
+	}
+	select {
+	case err := <-d.kad.RefreshRoutingTable():
+		if err != nil {
+			return fmt.Errorf("dht: refresh routing table: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RoutingTableSize returns the number of peers in the routing table.
+func (d *DHT) RoutingTableSize() int { return d.kad.RoutingTable().Size() }
+
+// PutCard stores a signed card under its key on the closest peers,
+// announces its skill tags and their parent paths as provider records
+// (none for a revocation) and remembers it for the republish loop. It
+// fails before touching the network when the card does not pass Validate.
+func (d *DHT) PutCard(ctx context.Context, c *adp.Card) error {
+	if d.isClosed() {
+		return ErrClosed
+	}
+	p, err := d.check(c)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.cards[p] = c
+	d.mu.Unlock()
+	if err := d.put(ctx, p, c); err != nil {
+		return err
+	}
+	d.puts.Add(1)
+	return nil
+}
+
+// check validates c as a remote peer would.
+func (d *DHT) check(c *adp.Card) (peer.ID, error) {
+	if c == nil || c.Raw() == nil {
+		return "", fmt.Errorf("dht: put: %w", adp.ErrUnsigned)
+	}
+	p, err := c.PeerID()
+	if err != nil {
+		return "", fmt.Errorf("dht: put: %w", err)
+	}
+	if err := (Validator{}).Validate(Key(p), c.Raw()); err != nil {
+		return "", fmt.Errorf("dht: put: %w", err)
+	}
+	return p, nil
+}
+
+func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
+	if err := d.kad.PutValue(ctx, Key(p), c.Raw()); err != nil {
+		return fmt.Errorf("dht: put card of %s: %w", p, err)
+	}
+	if c.IsRevocation() {
+		return nil
+	}
+	var errs []error
+	for _, tag := range provideKeys(c.Skills, d.normalize) {
+		k, err := TagCID(tag)
+		if err != nil {
+			continue // provideKeys already bounds length
+		}
+		if err := d.kad.Provide(ctx, k, true); err != nil {
+			errs = append(errs, fmt.Errorf("dht: provide tag %q: %w", tag, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (d *DHT) normalize(tag string) string { return NormalizeTag(d.cfg.normalize(tag)) }
+
+// Forget stops republishing the card of agentID. The records already put
+// expire on their own.
+func (d *DHT) Forget(agentID string) error {
+	p, err := adp.PeerIDFromAgentID(agentID)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	delete(d.cards, p)
+	d.mu.Unlock()
+	return nil
+}
+
+// GetCard looks up the card of agentID (any form adp.PeerIDFromAgentID
+// accepts). It returns ErrNotFound when no peer has one. The card is
+// verified again here and handed to the OnCard sink.
+func (d *DHT) GetCard(ctx context.Context, agentID string) (*adp.Card, error) {
+	if d.isClosed() {
+		return nil, ErrClosed
+	}
+	p, err := adp.PeerIDFromAgentID(agentID)
+	if err != nil {
+		return nil, fmt.Errorf("dht: get: %w", err)
+	}
+	key := Key(p)
+	var ropts []routing.Option
+	if d.cfg.quorum > 0 {
+		ropts = append(ropts, kaddht.Quorum(d.cfg.quorum))
+	}
+	raw, err := d.kad.GetValue(ctx, key, ropts...)
+	if err != nil {
+		if errors.Is(err, routing.ErrNotFound) {
+			d.getMisses.Add(1)
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, agentID)
+		}
+		return nil, fmt.Errorf("dht: get card of %s: %w", p, err)
+	}
+	c, err := validate(key, raw)
+	if err != nil {
+		return nil, err
+	}
+	d.gets.Add(1)
+	if d.cfg.onCard != nil {
+		d.cfg.onCard(c)
+	}
+	return c, nil
+}
+
+// FindByTag returns up to limit agents (DefaultFindLimit when limit <= 0,
+// at most MaxFindLimit) that announced tag or a tag below it: finding
+// "nlp" reaches an agent with "nlp/translation". The tag is normalized
+// as announcing does.
+func (d *DHT) FindByTag(ctx context.Context, tag string, limit int) ([]peer.AddrInfo, error) {
+	if d.isClosed() {
+		return nil, ErrClosed
+	}
+	if limit <= 0 {
+		limit = DefaultFindLimit
+	}
+	limit = min(limit, MaxFindLimit)
+	k, err := TagCID(d.normalize(tag))
+	if err != nil {
+		return nil, err
+	}
+	var out []peer.AddrInfo
+	for ai := range d.kad.FindProvidersAsync(ctx, k, limit) {
+		out = append(out, ai)
+	}
+	if len(out) == 0 && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return out, nil
+}
+
+func (d *DHT) republishLoop() {
+	defer d.wg.Done()
+	t := time.NewTicker(d.cfg.republish)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-t.C:
+			d.republish()
+		}
+	}
+}
+
+func (d *DHT) republish() {
+	d.mu.Lock()
+	cards := make(map[peer.ID]*adp.Card, len(d.cards))
+	for p, c := range d.cards {
+		cards[p] = c
+	}
+	d.mu.Unlock()
+	for p, c := range cards {
+		ctx, cancel := context.WithTimeout(d.ctx, d.cfg.republish)
+		err := d.put(ctx, p, c)
+		cancel()
+		if err != nil {
+			d.republishFailed.Add(1)
+			d.cfg.log.Debug("republish failed", "agent", adp.AgentID(p), "err", err)
+		} else {
+			d.republished.Add(1)
+		}
+		if d.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (d *DHT) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// Close stops the republish loop, waits for it and closes kad-dht. It is
+// idempotent; the host is left open.
+func (d *DHT) Close() error {
+	d.closeOnce.Do(func() {
+		d.mu.Lock()
+		d.closed = true
+		d.mu.Unlock()
+		d.cancel()
+		d.wg.Wait()
+		d.closeErr = d.kad.Close()
+	})
+	return d.closeErr
+}

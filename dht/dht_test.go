@@ -1,0 +1,258 @@
+package dht_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/internal/p2pnet"
+)
+
+// cluster is a p2pnet network with a DHT server on every host,
+// bootstrapped from host 0.
+type cluster struct {
+	net  *p2pnet.Network
+	dhts []*dht.DHT
+}
+
+func newCluster(t testing.TB, n int, tr p2pnet.Transport, opts ...dht.Option) *cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nw, err := p2pnet.New(ctx, n, p2pnet.WithTransport(tr), p2pnet.WithTopology(p2pnet.Unconnected))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster{net: nw}
+	t.Cleanup(func() {
+		for _, d := range c.dhts {
+			if err := d.Close(); err != nil {
+				t.Errorf("close dht: %v", err)
+			}
+		}
+		if err := nw.Close(); err != nil {
+			t.Errorf("close network: %v", err)
+		}
+	})
+	boot, _ := nw.AddrInfo(0)
+	for _, h := range nw.Hosts() {
+		d, err := dht.New(h, append([]dht.Option{dht.Mode(dht.ModeServer), dht.BootstrapPeers(boot)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.dhts = append(c.dhts, d)
+	}
+	c.bootstrap(t, ctx, c.dhts[1:]...)
+	return c
+}
+
+func (c *cluster) bootstrap(t testing.TB, ctx context.Context, ds ...*dht.DHT) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, len(ds))
+	for i, d := range ds {
+		wg.Go(func() { errs[i] = d.Bootstrap(ctx) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPutGetFind(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var (
+		sinkMu sync.Mutex
+		sunk   []*adp.Card
+	)
+	c := newCluster(t, 10, p2pnet.Mocknet, dht.OnCard(func(c *adp.Card) {
+		sinkMu.Lock()
+		sunk = append(sunk, c)
+		sinkMu.Unlock()
+	}))
+
+	owner := 3
+	sk, _ := c.net.Key(owner)
+	h, _ := c.net.Host(owner)
+	agent := adp.AgentID(h.ID())
+	v1 := newCard(t, sk, 1, "translator", "nlp/translation", "Legal/Contracts")
+	if err := c.dhts[owner].PutCard(ctx, v1); err != nil {
+		t.Fatalf("PutCard: %v", err)
+	}
+
+	// Any node gets the card by id, and its sink sees it.
+	got, err := c.dhts[9].GetCard(ctx, agent)
+	if err != nil {
+		t.Fatalf("GetCard: %v", err)
+	}
+	if !bytes.Equal(got.Raw(), v1.Raw()) {
+		t.Fatalf("GetCard returned another card: %s", got.Raw())
+	}
+	sinkMu.Lock()
+	if len(sunk) != 1 || !bytes.Equal(sunk[0].Raw(), v1.Raw()) {
+		t.Fatalf("OnCard saw %d cards, want the fetched one", len(sunk))
+	}
+	sinkMu.Unlock()
+
+	// Finding by tag reaches the agent through the tag and its parents,
+	// under any spelling that normalizes alike.
+	for _, tag := range []string{"nlp", "nlp/translation", " NLP//Translation ", "legal/contracts", "legal"} {
+		ps, err := c.dhts[7].FindByTag(ctx, tag, 10)
+		if err != nil {
+			t.Fatalf("FindByTag(%q): %v", tag, err)
+		}
+		if !slices.ContainsFunc(ps, func(ai peer.AddrInfo) bool { return ai.ID == h.ID() }) {
+			t.Fatalf("FindByTag(%q) = %v, want %s among them", tag, ps, h.ID())
+		}
+	}
+	ps, err := c.dhts[7].FindByTag(ctx, "vision", 10)
+	if err != nil || len(ps) != 0 {
+		t.Fatalf("FindByTag(vision) = %v, %v; want none", ps, err)
+	}
+	// "translation" alone is not a parent path of "nlp/translation".
+	ps, err = c.dhts[7].FindByTag(ctx, "translation", 10)
+	if err != nil || len(ps) != 0 {
+		t.Fatalf("FindByTag(translation) = %v, %v; want none", ps, err)
+	}
+
+	// A newer card replaces the old one everywhere; the older one can no
+	// longer be put.
+	v2 := newCard(t, sk, 2, "translator v2", "nlp/translation")
+	if err := c.dhts[owner].PutCard(ctx, v2); err != nil {
+		t.Fatalf("PutCard v2: %v", err)
+	}
+	got, err = c.dhts[5].GetCard(ctx, agent)
+	if err != nil || !bytes.Equal(got.Raw(), v2.Raw()) {
+		t.Fatalf("GetCard after update = %v, %v; want v2", got, err)
+	}
+	if err := c.dhts[owner].PutCard(ctx, v1); err == nil {
+		t.Fatal("PutCard accepted an older card over a newer one")
+	}
+
+	// An agent nobody published is not found.
+	stranger, _ := peer.IDFromPrivateKey(newKey(t))
+	if _, err := c.dhts[2].GetCard(ctx, adp.AgentID(stranger)); !errors.Is(err, dht.ErrNotFound) || !errors.Is(err, adp.ErrNotFound) {
+		t.Fatalf("GetCard(stranger) = %v, want ErrNotFound", err)
+	}
+	if s := c.dhts[2].Stats(); s.GetMisses != 1 {
+		t.Fatalf("stats %+v, want one miss", s)
+	}
+}
+
+func TestPutCardRejectsBadCards(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := newCluster(t, 2, p2pnet.Mocknet)
+	sk := newKey(t)
+	good := newCard(t, sk, 1, "alpha")
+	forged, err := adp.ParseCard(tamper(t, good.Raw(), "alpha", "alphb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.dhts[0].PutCard(ctx, forged); !errors.Is(err, adp.ErrBadSignature) {
+		t.Fatalf("PutCard(forged) = %v, want ErrBadSignature", err)
+	}
+	if err := c.dhts[0].PutCard(ctx, &adp.Card{Name: "unsigned"}); !errors.Is(err, adp.ErrUnsigned) {
+		t.Fatalf("PutCard(unsigned) = %v, want ErrUnsigned", err)
+	}
+	if s := c.dhts[0].Stats(); s.Puts != 0 {
+		t.Fatalf("stats %+v after rejected puts", s)
+	}
+}
+
+// TestRepublish shows the republish loop storing the card on a node that
+// joined after the first put: once the original holders are gone, that
+// node still answers from its own store.
+func TestRepublish(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := newCluster(t, 2, p2pnet.Mocknet, dht.RepublishInterval(time.Second))
+	sk, _ := c.net.Key(0)
+	h0, _ := c.net.Host(0)
+	card := newCard(t, sk, 1, "alpha", "nlp")
+	if err := c.dhts[0].PutCard(ctx, card); err != nil {
+		t.Fatal(err)
+	}
+
+	// A late joiner, bootstrapped through host 1 only.
+	idx, err := c.net.Add(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, _ := c.net.Host(idx)
+	boot, _ := c.net.AddrInfo(1)
+	late, err := dht.New(h2, dht.Mode(dht.ModeServer), dht.BootstrapPeers(boot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.dhts = append(c.dhts, late)
+	c.bootstrap(t, ctx, late)
+	waitFor(t, 10*time.Second, "routing table of host 0 holds the late joiner", func() bool {
+		return c.dhts[0].RoutingTableSize() == 2
+	})
+	before := c.dhts[0].Stats().Republished
+	waitFor(t, 10*time.Second, "republished after the late joiner arrived", func() bool {
+		return c.dhts[0].Stats().Republished > before
+	})
+
+	// Take the owner and the first holder away.
+	for _, i := range []int{0, 1} {
+		if err := c.dhts[i].Close(); err != nil {
+			t.Fatal(err)
+		}
+		h, _ := c.net.Host(i)
+		if err := h.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := late.GetCard(ctx, adp.AgentID(h0.ID()))
+	if err != nil {
+		t.Fatalf("late joiner GetCard: %v", err)
+	}
+	if !bytes.Equal(got.Raw(), card.Raw()) {
+		t.Fatal("late joiner holds another card")
+	}
+}
+
+func TestCloseIdempotent(t *testing.T) {
+	c := newCluster(t, 2, p2pnet.Mocknet)
+	d := c.dhts[1]
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := d.GetCard(context.Background(), "agent://x"); !errors.Is(err, dht.ErrClosed) {
+		t.Fatalf("GetCard after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	nw, err := p2pnet.New(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Close()
+	h, _ := nw.Host(0)
+	for name, o := range map[string]dht.Option{
+		"mode":      dht.Mode(7),
+		"republish": dht.RepublishInterval(time.Millisecond),
+		"logger":    dht.Logger(nil),
+		"normalize": dht.TagNormalizer(nil),
+		"quorum":    dht.GetQuorum(-1),
+	} {
+		if _, err := dht.New(h, o); !errors.Is(err, dht.ErrBadOption) {
+			t.Errorf("%s: New = %v, want ErrBadOption", name, err)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package dht
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+// ModeOpt selects whether the DHT answers queries.
+type ModeOpt int
+
+const (
+	// ModeAuto serves when the node is publicly reachable and is a client
+	// otherwise. On loopback and private networks it stays a client.
+	ModeAuto ModeOpt = iota
+	// ModeClient queries but never answers.
+	ModeClient
+	// ModeServer always answers: testnets and nodes known to be reachable.
+	ModeServer
+)
+
+type config struct {
+	mode      ModeOpt
+	bootstrap []peer.AddrInfo
+	republish time.Duration
+	log       *slog.Logger
+	onCard    func(*adp.Card)
+	normalize func(string) string
+	quorum    int
+}
+
+func defaultConfig() config {
+	return config{
+		mode:      ModeAuto,
+		republish: DefaultRepublishInterval,
+		log:       slog.New(slog.DiscardHandler),
+		normalize: func(s string) string { return s },
+	}
+}
+
+// Option configures New.
+type Option func(*config) error
+
+// Mode sets the DHT mode (default ModeAuto).
+func Mode(m ModeOpt) Option {
+	return func(c *config) error {
+		if m < ModeAuto || m > ModeServer {
+			return fmt.Errorf("%w: mode %d", ErrBadOption, int(m))
+		}
+		c.mode = m
+		return nil
+	}
+}
+
+// BootstrapPeers sets the peers Bootstrap connects to and kad-dht falls
+// back to when its routing table empties.
+func BootstrapPeers(peers ...peer.AddrInfo) Option {
+	return func(c *config) error {
+		c.bootstrap = append([]peer.AddrInfo(nil), peers...)
+		return nil
+	}
+}
+
+// RepublishInterval sets how often remembered cards and their provider
+// records are put again (default DefaultRepublishInterval; at least
+// MinRepublishInterval).
+func RepublishInterval(d time.Duration) Option {
+	return func(c *config) error {
+		if d < MinRepublishInterval {
+			return fmt.Errorf("%w: republish interval %v below %v", ErrBadOption, d, MinRepublishInterval)
+		}
+		c.republish = d
+		return nil
+	}
+}
+
+// Logger sets the logger (default: discard).
+func Logger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrBadOption)
+		}
+		c.log = l
+		return nil
+	}
+}
+
+// OnCard sets a sink for every verified card GetCard fetches from the
+// network, so the node can store it. It is called synchronously before
+// GetCard returns and must not block for long.
+func OnCard(f func(*adp.Card)) Option {
+	return func(c *config) error {
+		c.onCard = f
+		return nil
+	}
+}
+
+// TagNormalizer applies f (for example an alias table) to every tag before
+// NormalizeTag, when announcing skills and when finding them. Every node of
+// a network must use the same one.
+func TagNormalizer(f func(string) string) Option {
+	return func(c *config) error {
+		if f == nil {
+			return fmt.Errorf("%w: nil tag normalizer", ErrBadOption)
+		}
+		c.normalize = f
+		return nil
+	}
+}
+
+// GetQuorum sets how many peers GetCard hears from before it settles on
+// the best card (default 0: kad-dht's default of 16, or the end of the
+// lookup). A lower quorum answers sooner and may miss a newer card.
+func GetQuorum(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: quorum %d", ErrBadOption, n)
+		}
+		c.quorum = n
+		return nil
+	}
+}

@@ -1,0 +1,46 @@
+package dht
+
+import (
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/protocol"
+)
+
+// Wire constants. Changing one splits the network.
+const (
+	// ProtocolPrefix is the kad-dht protocol prefix: the DHT speaks
+	// /adp/kad/1.0.0.
+	ProtocolPrefix protocol.ID = "/adp"
+
+	// Namespace is the record namespace of Agent Cards; keys are
+	// "/" + Namespace + "/" + string(peer id).
+	Namespace = "adpcard"
+
+	// SkillPrefix is prepended to a normalized skill tag before hashing it
+	// into the provider key (TagCID).
+	SkillPrefix = "adp-skill:"
+)
+
+// Local limits: they bound the work a card makes this node do.
+const (
+	// MaxTagLen bounds a normalized tag in octets; longer tags are not
+	// announced.
+	MaxTagLen = 128
+
+	// MaxProvideKeys bounds the provider records announced for one card
+	// (tags and parent paths together); each costs a DHT lookup.
+	MaxProvideKeys = 64
+
+	// MaxFindLimit bounds the providers FindByTag returns.
+	MaxFindLimit = 1000
+
+	// DefaultFindLimit is used when FindByTag is given a limit <= 0.
+	DefaultFindLimit = 20
+
+	// DefaultRepublishInterval is how often remembered cards are put again.
+	// kad-dht drops values after 36 hours and provider records after 48.
+	DefaultRepublishInterval = time.Hour
+
+	// MinRepublishInterval bounds the RepublishInterval option from below.
+	MinRepublishInterval = time.Second
+)
