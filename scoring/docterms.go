@@ -1,0 +1,111 @@
+package scoring
+
+import (
+	"sort"
+	"strings"
+)
+
+// termTF is one distinct term of a document with its per-field term
+// frequencies packed as in postings.
+type termTF struct {
+	term string
+	tf   uint16
+}
+
+// exampleTerms is one analysed example.
+type exampleTerms struct {
+	terms []string // distinct, sorted
+	tfs   []uint8
+	n     uint16 // length in terms
+}
+
+// docTerms is a document after analysis, before it enters an index.
+type docTerms struct {
+	terms    []termTF // sorted by term
+	lens     [numFields]uint16
+	examples []exampleTerms
+	tags     []docTag
+	protos   []string
+}
+
+// analyzeDoc tokenizes every field of d. It runs outside any lock.
+func (c *config) analyzeDoc(d *Doc) docTerms {
+	var out docTerms
+	tf := make(map[string]uint16, 64)
+	add := func(f int, text string) {
+		c.an.each(text, func(t string) {
+			if out.lens[f] < maxFieldLen {
+				out.lens[f]++
+			}
+			v := tf[t]
+			if (v>>(tfBits*f))&tfMax < tfMax {
+				v += 1 << (tfBits * f)
+			}
+			tf[t] = v
+		})
+	}
+	add(fieldName, d.Name)
+	add(fieldDesc, d.Description)
+	seenTag := make(map[string]bool, len(d.Tags))
+	for i, raw := range d.Tags {
+		if i >= maxDocTags {
+			break
+		}
+		cl := clean(raw)
+		if cl == "" || seenTag[cl] {
+			continue
+		}
+		seenTag[cl] = true
+		out.tags = append(out.tags, docTag{raw: cl, canon: c.tax.Normalize(cl)})
+		add(fieldSkills, strings.ReplaceAll(cl, "/", " "))
+	}
+	for _, t := range d.Tools {
+		add(fieldTools, t.Name)
+		add(fieldTools, t.Description)
+		for _, p := range t.InputProps {
+			add(fieldSchema, p)
+		}
+	}
+	out.terms = make([]termTF, 0, len(tf))
+	for t, v := range tf {
+		out.terms = append(out.terms, termTF{t, v})
+	}
+	sort.Slice(out.terms, func(i, j int) bool { return out.terms[i].term < out.terms[j].term })
+	for i, ex := range d.Examples {
+		if i >= maxDocExamples {
+			break
+		}
+		etf := make(map[string]uint8, 16)
+		var n uint16
+		count := func(t string) {
+			if n < maxFieldLen {
+				n++
+			}
+			if etf[t] < 255 {
+				etf[t]++
+			}
+		}
+		c.an.each(ex.Text, count)
+		for _, tag := range ex.Tags {
+			c.an.each(strings.ReplaceAll(tag, "/", " "), count)
+		}
+		et := exampleTerms{n: n, terms: make([]string, 0, len(etf))}
+		for t := range etf {
+			et.terms = append(et.terms, t)
+		}
+		sort.Strings(et.terms)
+		et.tfs = make([]uint8, len(et.terms))
+		for j, t := range et.terms {
+			et.tfs[j] = etf[t]
+		}
+		out.examples = append(out.examples, et)
+	}
+	seenP := make(map[string]bool)
+	for _, p := range d.Protocols {
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !seenP[p] && len(p) <= MaxTagLen {
+			seenP[p] = true
+			out.protos = append(out.protos, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package scoring_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/synthetic"
+)
+
+// The index returns exactly what the naive scan returns, on a random
+// corpus with updates, deletions, signals and every query family.
+func TestIndexEqualsNaive(t *testing.T) {
+	g := synthetic.New(7)
+	const n = 3000
+	x, err := scoring.New(scoring.WithCompactRatio(1e9)) // compaction only when asked
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv, err := scoring.NewNaive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		d := g.Doc(i)
+		if err := x.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := nv.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 600 { // replace some documents by others' content, delete some
+		i := r.IntN(n)
+		d := g.Doc(r.IntN(n))
+		d.ID = g.Doc(i).ID
+		if r.IntN(3) == 0 {
+			x.Delete(d.ID)
+			nv.Delete(d.ID)
+			continue
+		}
+		if err := x.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := nv.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.Compact()
+	if x.Len() != nv.Len() {
+		t.Fatalf("Len index %d naive %d", x.Len(), nv.Len())
+	}
+	now := g.Now()
+	checked := 0
+	for kind := synthetic.TagOnly; kind <= synthetic.Mixed; kind++ {
+		for i := range 60 {
+			q := g.Query(kind, i)
+			switch i % 5 {
+			case 1:
+				q.Limit = 50
+			case 2:
+				q.Protocols = []string{"mcp"}
+			case 3:
+				q.ExcludedTags = []string{"vision"}
+				q.PreferredTags = []string{"coding/*"}
+			case 4:
+				q.MinScore = 0.5
+			}
+			got := x.Search(q, g.Signals, now)
+			want := nv.Search(q, g.Signals, now)
+			sameHits(t, got.Hits, want.Hits)
+			checkEvidence(t, got)
+			if got.Candidates != want.Candidates {
+				t.Fatalf("%v query %d: candidates index %d naive %d", kind, i, got.Candidates, want.Candidates)
+			}
+			if got.Scored > want.Scored {
+				t.Fatalf("index scored %d > naive %d", got.Scored, want.Scored)
+			}
+			checked += len(got.Hits)
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d hits compared: the queries do not exercise the corpus", checked)
+	}
+}
+
+// Compaction keeps results identical and happens on its own once enough
+// documents are dead.
+func TestCompaction(t *testing.T) {
+	g := synthetic.New(3)
+	x, err := scoring.New(scoring.WithCompactRatio(0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv, err := scoring.NewNaive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	for i := range n {
+		d := g.Doc(i)
+		_ = x.Upsert(d)
+		_ = nv.Upsert(d)
+	}
+	// Dead reaches half the live ones at the 1334th deletion.
+	for i := range 1333 {
+		id := g.Doc(i).ID
+		x.Delete(id)
+		nv.Delete(id)
+	}
+	if st := x.Stats(); st.Dead != 1333 || st.Docs != n-1333 {
+		t.Fatalf("stats before the threshold %+v", st)
+	}
+	x.Delete(g.Doc(1333).ID)
+	nv.Delete(g.Doc(1333).ID)
+	if st := x.Stats(); st.Dead != 0 || st.Docs != n-1334 {
+		t.Fatalf("stats after the threshold %+v, want compacted", st)
+	}
+	for i := range 30 {
+		q := g.Query(synthetic.Mixed, i)
+		q.MinScore = -1
+		sameHits(t, x.Search(q, nil, g.Now()).Hits, nv.Search(q, nil, g.Now()).Hits)
+	}
+}

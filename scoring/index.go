@@ -1,0 +1,435 @@
+package scoring
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// Index is an in-memory discovery index: inverted postings for text terms
+// (context fields and examples) and for canonical skill tags including
+// every parent path, plus the per-agent data the other factors need.
+//
+// Postings are parallel slices of uint32 document numbers and packed
+// uint16 per-field term frequencies; there are no per-posting pointers
+// and the index keeps no card text. Deleting or replacing an agent marks
+// its document dead; postings skip dead documents, and once dead
+// documents reach the compact ratio of the live ones the index rebuilds
+// its arrays. Until then the document frequencies behind idf still count
+// dead documents, as in Lucene.
+//
+// An Index is safe for concurrent use: Search takes a read lock, the
+// mutators a write lock.
+type Index struct {
+	cfg config
+
+	mu    sync.RWMutex
+	terms map[string]uint32 // term -> term number
+	post  []postings        // by term number
+
+	rawTags  map[string]uint32 // cleaned declared tag -> raw tag number
+	rawInfo  []rawTag
+	canonIDs map[string]uint32 // canonical tag -> canon number
+	canons   []canonTag
+
+	protos   map[string]uint8 // protocol -> bit (< 63); bit 63 means "see protoOver"
+	protoOut map[uint32][]string
+
+	byID  map[string]uint32
+	ids   []string
+	meta  []docMeta
+	lens  []uint16   // numFields per document
+	dtags [][]uint32 // raw tag numbers per document
+
+	exDoc []uint32
+	exLen []uint16
+
+	live, dead int
+	sumLen     [numFields]int64
+	exLive     int
+	exSumLen   int64
+
+	pool sync.Pool // *scratch
+}
+
+type postings struct {
+	docs []uint32
+	tfs  []uint16
+	ex   []uint32
+	extf []uint8
+}
+
+type rawTag struct {
+	raw   string
+	canon uint32
+}
+
+type canonTag struct {
+	tag  string
+	anc  []uint32 // this tag and its parents, canon numbers
+	docs []uint32 // documents declaring this tag or one below it
+}
+
+type docMeta struct {
+	updated, indexed, expires int64
+	protos                    uint64
+	exStart                   uint32
+	maxConc                   int32
+	nEx                       uint16
+	status                    uint8
+	alive                     bool
+}
+
+const overflowProto = 63
+
+// ErrNoID reports a document without an ID.
+var ErrNoID = errors.New("scoring: document has no id")
+
+// New returns an empty index.
+func New(opts ...Option) (*Index, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Index{
+		cfg:      cfg,
+		terms:    make(map[string]uint32),
+		rawTags:  make(map[string]uint32),
+		canonIDs: make(map[string]uint32),
+		protos:   make(map[string]uint8),
+		protoOut: make(map[uint32][]string),
+		byID:     make(map[string]uint32),
+	}, nil
+}
+
+// Weights returns the configured weights.
+func (x *Index) Weights() Weights { return x.cfg.weights }
+
+// Taxonomy returns the taxonomy the index normalizes tags with.
+func (x *Index) Taxonomy() *Taxonomy { return x.cfg.tax }
+
+// Len returns the number of live documents.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// IndexStats describes the size of an index.
+type IndexStats struct {
+	Docs, Dead, Examples int
+	Terms, Tags          int
+	// Postings count context, example and tag postings.
+	Postings, ExamplePostings, TagPostings int
+}
+
+// Stats returns the current sizes.
+func (x *Index) Stats() IndexStats {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	st := IndexStats{Docs: x.live, Dead: x.dead, Examples: x.exLive, Terms: len(x.terms), Tags: len(x.canons)}
+	for i := range x.post {
+		st.Postings += len(x.post[i].docs)
+		st.ExamplePostings += len(x.post[i].ex)
+	}
+	for i := range x.canons {
+		st.TagPostings += len(x.canons[i].docs)
+	}
+	return st
+}
+
+// Upsert adds d or replaces the document with the same ID. A revoked
+// document is deleted.
+func (x *Index) Upsert(d Doc) error {
+	if d.ID == "" {
+		return ErrNoID
+	}
+	if d.Revoked {
+		x.Delete(d.ID)
+		return nil
+	}
+	dt := x.cfg.analyzeDoc(&d)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if old, ok := x.byID[d.ID]; ok {
+		x.kill(old)
+	}
+	x.insert(&d, &dt)
+	x.maybeCompact()
+	return nil
+}
+
+// Delete removes the document with this ID and reports whether it was
+// there.
+func (x *Index) Delete(id string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n, ok := x.byID[id]
+	if !ok {
+		return false
+	}
+	x.kill(n)
+	x.maybeCompact()
+	return true
+}
+
+// Expire deletes every document whose expiry is at or before t and
+// returns how many it deleted. Documents that expired after t stay (and
+// are returned to queries with AllowStale).
+func (x *Index) Expire(t time.Time) int {
+	cut := t.UnixNano()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := 0
+	for d := range x.meta {
+		m := &x.meta[d]
+		if m.alive && m.expires != 0 && m.expires <= cut {
+			x.kill(uint32(d))
+			n++
+		}
+	}
+	x.maybeCompact()
+	return n
+}
+
+// Compact rebuilds the arrays without dead documents now, which also makes
+// document frequencies exact.
+func (x *Index) Compact() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.compact()
+}
+
+func (x *Index) insert(d *Doc, dt *docTerms) {
+	n := uint32(len(x.ids))
+	x.byID[d.ID] = n
+	x.ids = append(x.ids, d.ID)
+	x.lens = append(x.lens, dt.lens[:]...)
+	for f, l := range dt.lens {
+		x.sumLen[f] += int64(l)
+	}
+	for _, t := range dt.terms {
+		tn := x.term(t.term)
+		p := &x.post[tn]
+		p.docs = append(p.docs, n)
+		p.tfs = append(p.tfs, t.tf)
+	}
+	m := docMeta{
+		updated: unixNano(d.UpdatedAt), indexed: unixNano(d.IndexedAt), expires: unixNano(d.ExpiresAt),
+		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.examples)),
+		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: parseStatus(d.Status), alive: true,
+	}
+	for e, ex := range dt.examples {
+		en := m.exStart + uint32(e)
+		x.exDoc = append(x.exDoc, n)
+		x.exLen = append(x.exLen, ex.n)
+		x.exSumLen += int64(ex.n)
+		for j, t := range ex.terms {
+			p := &x.post[x.term(t)]
+			p.ex = append(p.ex, en)
+			p.extf = append(p.extf, ex.tfs[j])
+		}
+	}
+	x.exLive += len(dt.examples)
+	var tags []uint32
+	if len(dt.tags) > 0 {
+		tags = make([]uint32, 0, len(dt.tags))
+	}
+	var seenCanon map[uint32]bool
+	for _, t := range dt.tags {
+		rn := x.rawTag(t)
+		tags = append(tags, rn)
+		for _, a := range x.canons[x.rawInfo[rn].canon].anc {
+			if seenCanon == nil {
+				seenCanon = make(map[uint32]bool, 8)
+			}
+			if !seenCanon[a] {
+				seenCanon[a] = true
+				x.canons[a].docs = append(x.canons[a].docs, n)
+			}
+		}
+	}
+	x.dtags = append(x.dtags, tags)
+	for _, p := range dt.protos {
+		bit, ok := x.protos[p]
+		if !ok && len(x.protos) < overflowProto {
+			bit = uint8(len(x.protos))
+			x.protos[p] = bit
+			ok = true
+		}
+		if ok {
+			m.protos |= 1 << bit
+		} else {
+			m.protos |= 1 << overflowProto
+			x.protoOut[n] = append(x.protoOut[n], p)
+		}
+	}
+	x.meta = append(x.meta, m)
+	x.live++
+}
+
+func (x *Index) term(t string) uint32 {
+	tn, ok := x.terms[t]
+	if !ok {
+		tn = uint32(len(x.post))
+		x.terms[t] = tn
+		x.post = append(x.post, postings{})
+	}
+	return tn
+}
+
+func (x *Index) rawTag(t docTag) uint32 {
+	if rn, ok := x.rawTags[t.raw]; ok {
+		return rn
+	}
+	rn := uint32(len(x.rawInfo))
+	x.rawTags[t.raw] = rn
+	x.rawInfo = append(x.rawInfo, rawTag{raw: t.raw, canon: x.canon(t.canon)})
+	return rn
+}
+
+func (x *Index) canon(tag string) uint32 {
+	if cn, ok := x.canonIDs[tag]; ok {
+		return cn
+	}
+	anc := ancestors(tag)
+	ids := make([]uint32, len(anc))
+	// Parents first, so that their numbers exist.
+	for i := len(anc) - 1; i >= 1; i-- {
+		ids[i] = x.canon(anc[i])
+	}
+	cn := uint32(len(x.canons))
+	ids[0] = cn
+	x.canonIDs[tag] = cn
+	x.canons = append(x.canons, canonTag{tag: tag, anc: ids})
+	return cn
+}
+
+func (x *Index) kill(n uint32) {
+	m := &x.meta[n]
+	if !m.alive {
+		return
+	}
+	m.alive = false
+	delete(x.byID, x.ids[n])
+	delete(x.protoOut, n)
+	x.ids[n] = ""
+	x.dtags[n] = nil
+	for f := range numFields {
+		x.sumLen[f] -= int64(x.lens[int(n)*numFields+f])
+	}
+	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+		x.exSumLen -= int64(x.exLen[e])
+	}
+	x.exLive -= int(m.nEx)
+	x.live--
+	x.dead++
+}
+
+func (x *Index) maybeCompact() {
+	if x.dead >= 1024 && float64(x.dead) >= x.cfg.compactRatio*float64(x.live) {
+		x.compact()
+	}
+}
+
+// compact drops dead documents, their examples and postings, renumbers
+// documents, examples and terms, and forgets terms and tags no live
+// document uses.
+func (x *Index) compact() {
+	if x.dead == 0 {
+		return
+	}
+	const gone = ^uint32(0)
+	docMap := make([]uint32, len(x.ids))
+	exMap := make([]uint32, len(x.exDoc))
+	nd := 0
+	ne := 0
+	for d := range x.ids {
+		m := x.meta[d]
+		if !m.alive {
+			docMap[d] = gone
+			for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+				exMap[e] = gone
+			}
+			continue
+		}
+		docMap[d] = uint32(nd)
+		for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+			exMap[e] = uint32(ne)
+			ne++
+		}
+		nd++
+	}
+	ids := make([]string, 0, nd)
+	meta := make([]docMeta, 0, nd)
+	lens := make([]uint16, 0, nd*numFields)
+	dtags := make([][]uint32, 0, nd)
+	exDoc := make([]uint32, 0, ne)
+	exLen := make([]uint16, 0, ne)
+	protoOut := make(map[uint32][]string, len(x.protoOut))
+	for d := range x.ids {
+		if docMap[d] == gone {
+			continue
+		}
+		m := x.meta[d]
+		nn := docMap[d]
+		if m.nEx > 0 {
+			start := uint32(len(exDoc))
+			for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+				exDoc = append(exDoc, nn)
+				exLen = append(exLen, x.exLen[e])
+			}
+			m.exStart = start
+		} else {
+			m.exStart = uint32(len(exDoc))
+		}
+		if po, ok := x.protoOut[uint32(d)]; ok {
+			protoOut[nn] = po
+		}
+		ids = append(ids, x.ids[d])
+		x.byID[x.ids[d]] = nn
+		meta = append(meta, m)
+		lens = append(lens, x.lens[d*numFields:(d+1)*numFields]...)
+		dtags = append(dtags, x.dtags[d])
+	}
+	terms := make(map[string]uint32, len(x.terms))
+	post := make([]postings, 0, len(x.post))
+	for t, tn := range x.terms {
+		p := x.post[tn]
+		var np postings
+		for i, d := range p.docs {
+			if nn := docMap[d]; nn != gone {
+				np.docs = append(np.docs, nn)
+				np.tfs = append(np.tfs, p.tfs[i])
+			}
+		}
+		for i, e := range p.ex {
+			if ne := exMap[e]; ne != gone {
+				np.ex = append(np.ex, ne)
+				np.extf = append(np.extf, p.extf[i])
+			}
+		}
+		if len(np.docs) == 0 && len(np.ex) == 0 {
+			continue
+		}
+		terms[t] = uint32(len(post))
+		post = append(post, np)
+	}
+	for i := range x.canons {
+		c := &x.canons[i]
+		kept := c.docs[:0]
+		for _, d := range c.docs {
+			if nn := docMap[d]; nn != gone {
+				kept = append(kept, nn)
+			}
+		}
+		c.docs = kept
+	}
+	x.ids, x.meta, x.lens, x.dtags = ids, meta, lens, dtags
+	x.exDoc, x.exLen = exDoc, exLen
+	x.terms, x.post = terms, post
+	x.protoOut = protoOut
+	x.dead = 0
+	// Scratch buffers in the pool are sized for the old arrays; they are
+	// only ever grown, so stale ones remain usable.
+}

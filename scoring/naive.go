@@ -1,0 +1,320 @@
+package scoring
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Naive scores every live document for every query: the baseline the
+// Index is measured and tested against. It keeps a forward index (sorted
+// term numbers and packed term frequencies per document) and the same
+// collection statistics as Index, so for the same documents (after
+// Index.Compact) both return the same hits with the same scores.
+//
+// Naive is safe for concurrent use.
+type Naive struct {
+	cfg config
+
+	mu       sync.RWMutex
+	terms    map[string]uint32
+	df, exdf []int
+	docs     map[string]*naiveDoc
+	order    []string // ids in insertion order, for deterministic scans
+	sumLen   [numFields]int64
+	exLive   int
+	exSumLen int64
+}
+
+type naiveDoc struct {
+	id        string
+	terms     []uint32 // sorted
+	tfs       []uint16
+	lens      [numFields]uint16
+	examples  []naiveExample
+	tags      []docTag
+	protos    []string
+	maxConc   int32
+	status    uint8
+	updated   int64
+	indexed   int64
+	expires   int64
+	insertion int
+}
+
+type naiveExample struct {
+	terms []uint32 // sorted
+	tfs   []uint8
+	n     uint16
+}
+
+// NewNaive returns an empty naive scorer.
+func NewNaive(opts ...Option) (*Naive, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Naive{cfg: cfg, terms: make(map[string]uint32), docs: make(map[string]*naiveDoc)}, nil
+}
+
+// Len returns the number of documents.
+func (n *Naive) Len() int {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return len(n.docs)
+}
+
+// Upsert adds or replaces d; a revoked document is deleted.
+func (n *Naive) Upsert(d Doc) error {
+	if d.ID == "" {
+		return ErrNoID
+	}
+	if d.Revoked {
+		n.Delete(d.ID)
+		return nil
+	}
+	dt := n.cfg.analyzeDoc(&d)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.remove(d.ID)
+	nd := &naiveDoc{
+		id: d.ID, lens: dt.lens, tags: dt.tags, protos: dt.protos,
+		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: parseStatus(d.Status),
+		updated: unixNano(d.UpdatedAt), indexed: unixNano(d.IndexedAt), expires: unixNano(d.ExpiresAt),
+		insertion: len(n.order),
+	}
+	type pair struct {
+		t  uint32
+		tf uint16
+	}
+	ps := make([]pair, len(dt.terms))
+	for i, t := range dt.terms {
+		ps[i] = pair{n.term(t.term), t.tf}
+		n.df[ps[i].t]++
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].t < ps[j].t })
+	for _, p := range ps {
+		nd.terms = append(nd.terms, p.t)
+		nd.tfs = append(nd.tfs, p.tf)
+	}
+	for f, l := range dt.lens {
+		n.sumLen[f] += int64(l)
+	}
+	for _, ex := range dt.examples {
+		type epair struct {
+			t  uint32
+			tf uint8
+		}
+		eps := make([]epair, len(ex.terms))
+		for j, t := range ex.terms {
+			eps[j] = epair{n.term(t), ex.tfs[j]}
+			n.exdf[eps[j].t]++
+		}
+		sort.Slice(eps, func(i, j int) bool { return eps[i].t < eps[j].t })
+		ne := naiveExample{n: ex.n}
+		for _, p := range eps {
+			ne.terms = append(ne.terms, p.t)
+			ne.tfs = append(ne.tfs, p.tf)
+		}
+		nd.examples = append(nd.examples, ne)
+		n.exSumLen += int64(ex.n)
+	}
+	n.exLive += len(dt.examples)
+	n.docs[d.ID] = nd
+	n.order = append(n.order, d.ID)
+	return nil
+}
+
+// Delete removes the document with this ID.
+func (n *Naive) Delete(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.remove(id)
+}
+
+func (n *Naive) remove(id string) bool {
+	nd, ok := n.docs[id]
+	if !ok {
+		return false
+	}
+	delete(n.docs, id)
+	n.order[nd.insertion] = ""
+	for _, t := range nd.terms {
+		n.df[t]--
+	}
+	for f, l := range nd.lens {
+		n.sumLen[f] -= int64(l)
+	}
+	for _, ex := range nd.examples {
+		for _, t := range ex.terms {
+			n.exdf[t]--
+		}
+		n.exSumLen -= int64(ex.n)
+	}
+	n.exLive -= len(nd.examples)
+	return true
+}
+
+func (n *Naive) term(t string) uint32 {
+	tn, ok := n.terms[t]
+	if !ok {
+		tn = uint32(len(n.df))
+		n.terms[t] = tn
+		n.df = append(n.df, 0)
+		n.exdf = append(n.exdf, 0)
+	}
+	return tn
+}
+
+// Search scores every document for q.
+func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
+	p := n.cfg.prepare(q)
+	res := Result{Weights: p.w, Warnings: p.warnings}
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	live := len(n.docs)
+	var avg [numFields]float64
+	for f := range numFields {
+		if live > 0 {
+			avg[f] = float64(n.sumLen[f]) / float64(live)
+		}
+	}
+	exAvg := 0.0
+	if n.exLive > 0 {
+		exAvg = float64(n.exSumLen) / float64(n.exLive)
+	}
+	tids := make([]int64, len(p.terms)) // -1: not in the vocabulary
+	idfs := make([]float64, len(p.terms))
+	exIdfs := make([]float64, len(p.terms))
+	idfSum, exIdfSum := 0.0, 0.0
+	for i, t := range p.terms {
+		tids[i] = -1
+		df, exdf := 0, 0
+		if tn, ok := n.terms[t]; ok {
+			tids[i] = int64(tn)
+			df, exdf = n.df[tn], n.exdf[tn]
+		}
+		idfs[i], exIdfs[i] = idf(live, df), idf(n.exLive, exdf)
+		idfSum += idfs[i]
+		exIdfSum += exIdfs[i]
+	}
+	nowNs := now.UnixNano()
+	var hits []Hit
+	for _, id := range n.order {
+		if id == "" {
+			continue
+		}
+		d := n.docs[id]
+		if !n.pass(d, p, nowNs) {
+			continue
+		}
+		nm, ne := tagEvidence(p.soft, d.tags)
+		tagF := 0.0
+		if len(p.soft) > 0 {
+			tagF = float64(len(nm)+len(ne)) / float64(len(p.soft))
+		}
+		acc := 0.0
+		for i, tn := range tids {
+			if tn < 0 {
+				continue
+			}
+			j := sort.Search(len(d.terms), func(k int) bool { return d.terms[k] >= uint32(tn) })
+			if j == len(d.terms) || d.terms[j] != uint32(tn) {
+				continue
+			}
+			if tf := n.cfg.pseudoTF(d.tfs[j], d.lens[:], &avg); tf != 0 {
+				acc += idfs[i] * n.cfg.saturate(tf)
+			}
+		}
+		ctx := n.cfg.contextScore(acc, idfSum)
+		best := 0.0
+		var exm []ExampleMatch
+		for e, ex := range d.examples {
+			ea := 0.0
+			for i, tn := range tids {
+				if tn < 0 {
+					continue
+				}
+				j := sort.Search(len(ex.terms), func(k int) bool { return ex.terms[k] >= uint32(tn) })
+				if j < len(ex.terms) && ex.terms[j] == uint32(tn) {
+					ea += exIdfs[i] * n.cfg.saturate(n.cfg.exampleTF(ex.tfs[j], ex.n, exAvg))
+				}
+			}
+			if ea > 0 {
+				v := n.cfg.exampleScore(ea, exIdfSum)
+				best = max(best, v)
+				exm = append(exm, ExampleMatch{Index: e, Score: v})
+			}
+		}
+		if !p.filterOnly && tagF == 0 && max(ctx, best) == 0 {
+			continue
+		}
+		res.Candidates++
+		var sig Signals
+		if signals != nil {
+			sig = signals(id)
+		}
+		if overloaded(sig, d.maxConc) {
+			continue
+		}
+		res.Scored++
+		comp := Components{
+			Tag: tagF, Context: ctx, Example: best,
+			Reputation:   n.cfg.reputation(sig),
+			Availability: n.cfg.availability(sig, d.maxConc, d.status, now),
+			Rating:       rating(sig),
+			Freshness:    freshness(d.indexed, d.expires, nowNs),
+		}
+		hw := hitWeights(p.w, ctx, best)
+		score := comp.Dot(hw)
+		if score < p.minScore {
+			continue
+		}
+		hits = append(hits, Hit{ID: id, Score: score, Components: comp, Weights: hw,
+			MatchedTags: nm, ExpandedTags: ne, Examples: sortExamples(exm),
+			Stale: d.expires != 0 && nowNs >= d.expires})
+	}
+	sort.Slice(hits, func(i, j int) bool { return better(hits[i].Score, hits[i].ID, hits[j].Score, hits[j].ID) })
+	if len(hits) > p.limit {
+		hits = hits[:p.limit]
+	}
+	res.Hits = hits
+	return res
+}
+
+func (n *Naive) pass(d *naiveDoc, p *prepared, now int64) bool {
+	if d.expires != 0 && now >= d.expires && !p.allowStale {
+		return false
+	}
+	if p.maxAge > 0 {
+		at := d.indexed
+		if at == 0 {
+			at = d.updated
+		}
+		if at == 0 || now-at > int64(p.maxAge) {
+			return false
+		}
+	}
+	if len(p.protocols) > 0 && !anyIn(d.protos, p.protocols) {
+		return false
+	}
+	has := func(q string) bool {
+		for _, t := range d.tags {
+			if covers(q, t.canon) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range p.required {
+		if !has(r) {
+			return false
+		}
+	}
+	for _, e := range p.excluded {
+		if has(e) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,155 @@
+package scoring
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Option configures an Index or a Naive scorer.
+type Option func(*config) error
+
+type config struct {
+	weights      Weights
+	fields       [numFields]float64
+	k1, b        float64
+	tax          *Taxonomy
+	an           analyzer
+	availWindow  time.Duration
+	coldTasks    int
+	coldBoost    float64
+	compactRatio float64
+}
+
+func defaultConfig() config {
+	return config{
+		weights:      DefaultWeights,
+		fields:       DefaultFieldWeights.array(),
+		k1:           DefaultK1,
+		b:            DefaultB,
+		tax:          DefaultTaxonomy(),
+		an:           analyzer{stem: true, stopwords: true},
+		availWindow:  DefaultAvailabilityWindow,
+		coldTasks:    DefaultColdStartTasks,
+		coldBoost:    DefaultColdStartBoost,
+		compactRatio: 0.5,
+	}
+}
+
+func newConfig(opts []Option) (config, error) {
+	c := defaultConfig()
+	for _, o := range opts {
+		if err := o(&c); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// Defaults of the tunable parameters.
+const (
+	// DefaultK1 is BM25's term-frequency saturation: the (pseudo) term
+	// frequency at which a term earns half its maximum.
+	DefaultK1 = 1.2
+	// DefaultB is BM25's length normalization: 0 ignores field length, 1
+	// divides term frequency by the field's length relative to its mean.
+	DefaultB = 0.75
+	// DefaultAvailabilityWindow is how recently an agent must have been
+	// reachable to count as available.
+	DefaultAvailabilityWindow = 10 * time.Minute
+	// DefaultColdStartTasks and DefaultColdStartBoost: an agent with fewer
+	// completed tasks gets the boost added to its reputation (ADP §5.2).
+	DefaultColdStartTasks = 5
+	DefaultColdStartBoost = 0.2
+)
+
+// WithWeights sets the factor weights (validated).
+func WithWeights(w Weights) Option {
+	return func(c *config) error {
+		if err := w.Validate(); err != nil {
+			return err
+		}
+		c.weights = w
+		return nil
+	}
+}
+
+// WithFieldWeights sets the BM25F field weights.
+func WithFieldWeights(f FieldWeights) Option {
+	return func(c *config) error {
+		if err := f.validate(); err != nil {
+			return err
+		}
+		c.fields = f.array()
+		return nil
+	}
+}
+
+// WithBM25 sets k1 (> 0) and b (in [0, 1]).
+func WithBM25(k1, b float64) Option {
+	return func(c *config) error {
+		if !(k1 > 0) || math.IsInf(k1, 0) || !(b >= 0 && b <= 1) {
+			return fmt.Errorf("%w: bm25 k1=%v b=%v", ErrBadOption, k1, b)
+		}
+		c.k1, c.b = k1, b
+		return nil
+	}
+}
+
+// WithTaxonomy replaces the built-in tag taxonomy (see NewTaxonomy to
+// extend it).
+func WithTaxonomy(t *Taxonomy) Option {
+	return func(c *config) error {
+		if t == nil {
+			return fmt.Errorf("%w: nil taxonomy", ErrBadOption)
+		}
+		c.tax = t
+		return nil
+	}
+}
+
+// WithStemming turns the light stemmer on or off (on by default).
+func WithStemming(on bool) Option {
+	return func(c *config) error { c.an.stem = on; return nil }
+}
+
+// WithStopwords turns English stopword removal on or off (on by default).
+func WithStopwords(on bool) Option {
+	return func(c *config) error { c.an.stopwords = on; return nil }
+}
+
+// WithAvailabilityWindow sets how recently an agent must have been seen to
+// be available.
+func WithAvailabilityWindow(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: availability window %v", ErrBadOption, d)
+		}
+		c.availWindow = d
+		return nil
+	}
+}
+
+// WithColdStart sets the ADP §5.2 cold-start rule: agents with fewer than
+// tasks completed tasks get boost (in [0, 1]) added to their reputation.
+func WithColdStart(tasks int, boost float64) Option {
+	return func(c *config) error {
+		if tasks < 0 || !(boost >= 0 && boost <= 1) {
+			return fmt.Errorf("%w: cold start tasks=%d boost=%v", ErrBadOption, tasks, boost)
+		}
+		c.coldTasks, c.coldBoost = tasks, boost
+		return nil
+	}
+}
+
+// WithCompactRatio sets when the index rebuilds its postings: once deleted
+// documents reach ratio times the live ones (default 0.5).
+func WithCompactRatio(ratio float64) Option {
+	return func(c *config) error {
+		if !(ratio > 0) || math.IsInf(ratio, 0) {
+			return fmt.Errorf("%w: compact ratio %v", ErrBadOption, ratio)
+		}
+		c.compactRatio = ratio
+		return nil
+	}
+}
