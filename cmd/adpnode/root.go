@@ -9,5 +9,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.AddCommand(newKeyCmd(), newCardCmd())
 	return root
 }

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/spf13/cobra"
+)
+
+// newCardCmd returns the `card` command with the offline subcommands sign,
+// verify and validate; other files add theirs to it.
+func newCardCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "card", Short: "Work with Agent Cards"}
+	cmd.AddCommand(newCardSignCmd(time.Now), newCardVerifyCmd(), newCardValidateCmd())
+	return cmd
+}
+
+// errReported marks a failure whose details were already written to
+// standard output as JSON.
+var errReported = errors.New("failed (details above)")
+
+func newCardSignCmd(now func() time.Time) *cobra.Command {
+	var keyPath string
+	cmd := &cobra.Command{
+		Use:   "sign --key FILE [CARD]",
+		Short: "Sign a card: set id from the key, increment seq, set metadata.updated_at, print the signed card",
+		Long: `Sign reads a card from CARD (standard input when absent or "-"), sets its
+id from the key (refusing a card whose id names another key), increments
+seq (absent counts as 0), sets metadata.updated_at to the current time,
+validates it, signs it per ADP 3.2 (JCS, Ed25519) and prints the signed
+card in canonical (JCS) form.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if keyPath == "" {
+				return errors.New("--key FILE is required")
+			}
+			sk, err := loadKey(keyPath)
+			if err != nil {
+				return err
+			}
+			c, err := readCard(cmd, args)
+			if err != nil {
+				return err
+			}
+			var seq uint64
+			if c.Seq != nil {
+				seq = *c.Seq
+			}
+			if seq >= adp.MaxSeq {
+				return fmt.Errorf("seq %d cannot be incremented (limit %d)", seq, uint64(adp.MaxSeq))
+			}
+			seq++
+			c.Seq = &seq
+			if c.Metadata == nil {
+				c.Metadata = &adp.Metadata{}
+			}
+			c.Metadata.UpdatedAt = now().UTC().Format(time.RFC3339)
+			if err := c.Sign(sk); err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(append(c.Raw(), '\n'))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&keyPath, "key", "", "Ed25519 key file written by `adpnode key new` (required)")
+	return cmd
+}
+
+// verifyResult is the --json output of card verify and card validate.
+type verifyResult struct {
+	Valid    bool          `json:"valid"`
+	AgentID  string        `json:"agent_id,omitempty"`
+	Seq      *uint64       `json:"seq,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Problems []adp.Problem `json:"problems,omitempty"`
+}
+
+func newCardVerifyCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify [CARD]",
+		Short: "Check a card's signature against the key named by its id; exit 1 with the reason when it fails",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := readCard(cmd, args)
+			if err == nil {
+				err = c.Verify()
+			}
+			if err != nil {
+				if asJSON {
+					if werr := writeJSONLine(cmd.OutOrStdout(), verifyResult{Error: err.Error(), Problems: problemsOf(err)}); werr != nil {
+						return werr
+					}
+					return errReported
+				}
+				return fmt.Errorf("signature not valid: %w", err)
+			}
+			if asJSON {
+				return writeJSONLine(cmd.OutOrStdout(), verifyResult{Valid: true, AgentID: c.ID, Seq: c.Seq})
+			}
+			seq := "none"
+			if c.Seq != nil {
+				seq = fmt.Sprint(*c.Seq)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "signature valid: %s seq %s\n", c.ID, seq)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"valid": bool, "agent_id", "seq", "error"}`)
+	return cmd
+}
+
+func newCardValidateCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [CARD]",
+		Short: "Check a card against ADP section 3 and 7.6; exit 1 listing every problem",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := readCard(cmd, args)
+			if err == nil {
+				err = c.Validate()
+			}
+			if err != nil {
+				if asJSON {
+					if werr := writeJSONLine(cmd.OutOrStdout(), verifyResult{Error: firstLine(err), Problems: problemsOf(err)}); werr != nil {
+						return werr
+					}
+					return errReported
+				}
+				var ve *adp.ValidationError
+				if errors.As(err, &ve) {
+					return fmt.Errorf("card not valid, %d problem(s):\n%w", len(ve.Problems), err)
+				}
+				return fmt.Errorf("card not valid: %w", err)
+			}
+			if asJSON {
+				return writeJSONLine(cmd.OutOrStdout(), verifyResult{Valid: true, AgentID: c.ID, Seq: c.Seq})
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), "valid")
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"valid": bool, "problems": [{"path", "message"}]}`)
+	return cmd
+}
+
+// readCard reads and parses the card named by args (or standard input).
+func readCard(cmd *cobra.Command, args []string) (*adp.Card, error) {
+	data, name, err := readArg(cmd, args, adp.MaxCardSize)
+	if err != nil {
+		return nil, err
+	}
+	c, err := adp.ParseCard(data)
+	if err != nil {
+		var ve *adp.ValidationError
+		if errors.As(err, &ve) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+func problemsOf(err error) []adp.Problem {
+	var ve *adp.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Problems
+	}
+	return nil
+}
+
+func firstLine(err error) string {
+	var ve *adp.ValidationError
+	if errors.As(err, &ve) {
+		return fmt.Sprintf("%d problem(s)", len(ve.Problems))
+	}
+	return err.Error()
+}

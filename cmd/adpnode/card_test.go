@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+func newKeyFile(t *testing.T) (string, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "k.key")
+	out, _, err := runCLI(t, "", "key", "new", "--out", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, strings.TrimSpace(out)
+}
+
+const cliCard = `{
+  "name": "echo",
+  "description": "Echoes text",
+  "skills": ["text/echo"],
+  "tools": [{"name": "echo", "x-extra": {"kept": true}}],
+  "endpoints": [{"protocol": "aitp", "uri": "agent://self"}],
+  "metadata": {"created_at": "2026-01-01T00:00:00Z", "ttl": 60},
+  "extensions": {"example.ns": {"a": 1}},
+  "x-unknown": [1, 2, 3]
+}`
+
+func TestCardSignVerifyValidate(t *testing.T) {
+	keyPath, id := newKeyFile(t)
+	before := time.Now().UTC().Truncate(time.Second)
+	signed, _, err := runCLI(t, cliCard, "card", "sign", "--key", keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().UTC()
+	c, err := adp.DecodeVerified([]byte(strings.TrimSpace(signed)))
+	if err != nil {
+		t.Fatalf("signed card does not verify: %v\n%s", err, signed)
+	}
+	if c.ID != id || c.Seq == nil || *c.Seq != 1 {
+		t.Fatalf("id %s seq %v, want %s and 1", c.ID, c.Seq, id)
+	}
+	upd, err := time.Parse(time.RFC3339, c.Metadata.UpdatedAt)
+	if err != nil || upd.Before(before) || upd.After(after) {
+		t.Fatalf("updated_at %s not in [%s, %s]", c.Metadata.UpdatedAt, before, after)
+	}
+	if c.Metadata.CreatedAt != "2026-01-01T00:00:00Z" || string(c.Extra["x-unknown"]) != "[1,2,3]" || c.Tools[0].Extra["x-extra"] == nil {
+		t.Fatalf("fields lost: %s", signed)
+	}
+
+	// Signing again from a file increments seq.
+	file := filepath.Join(t.TempDir(), "card.json")
+	if err := os.WriteFile(file, []byte(signed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := runCLI(t, "", "card", "sign", "--key", keyPath, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := adp.DecodeVerified([]byte(strings.TrimSpace(again)))
+	if err != nil || *c2.Seq != 2 {
+		t.Fatalf("re-sign: seq %v, %v", c2.Seq, err)
+	}
+
+	out, _, err := runCLI(t, "", "card", "verify", file)
+	if err != nil || !strings.Contains(out, "signature valid") || !strings.Contains(out, id) {
+		t.Fatalf("verify: %q %v", out, err)
+	}
+	out, _, err = runCLI(t, signed, "card", "verify", "--json")
+	var res verifyResult
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || !res.Valid || res.AgentID != id || *res.Seq != 1 {
+		t.Fatalf("verify --json: %q %v", out, err)
+	}
+	out, _, err = runCLI(t, signed, "card", "validate")
+	if err != nil || strings.TrimSpace(out) != "valid" {
+		t.Fatalf("validate: %q %v", out, err)
+	}
+
+	// Tampering is caught with the reason.
+	tampered := strings.Replace(signed, `"echo"`, `"ECHO"`, 1)
+	_, _, err = runCLI(t, tampered, "card", "verify")
+	if err == nil || !strings.Contains(err.Error(), "bad signature") {
+		t.Fatalf("tampered card: %v", err)
+	}
+	out, _, err = runCLI(t, tampered, "card", "verify", "--json")
+	if err == nil || json.Unmarshal([]byte(out), &res) != nil || res.Valid || !strings.Contains(res.Error, "bad signature") {
+		t.Fatalf("tampered --json: %q %v", out, err)
+	}
+	_, _, err = runCLI(t, cliCard, "card", "verify")
+	if err == nil || !strings.Contains(err.Error(), "not signed") {
+		t.Fatalf("unsigned card: %v", err)
+	}
+}
+
+func TestCardValidateListsProblems(t *testing.T) {
+	bad := `{"id": "agent://nobody", "tools": [{"name": ""}, {"name": "a"}, {"name": "a"}], "endpoints": [{"protocol": "aitp"}], "status": "gone"}`
+	_, _, err := runCLI(t, bad, "card", "validate")
+	if err == nil {
+		t.Fatal("invalid card passed")
+	}
+	for _, want := range []string{"6 problem(s)", "/id:", "/name: is required", "/tools/0/name", "/tools/2/name: duplicates /tools/1/name", "/endpoints/0/uri", "/status"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	out, _, err := runCLI(t, bad, "card", "validate", "--json")
+	var res verifyResult
+	if err == nil || json.Unmarshal([]byte(out), &res) != nil || res.Valid || len(res.Problems) != 6 {
+		t.Fatalf("--json: %q %v", out, err)
+	}
+	// Type errors come from the parser, also with paths.
+	_, _, err = runCLI(t, `{"id": 5, "name": "n"}`, "card", "validate")
+	if err == nil || !strings.Contains(err.Error(), "/id: must be a string") {
+		t.Fatalf("type error: %v", err)
+	}
+	_, _, err = runCLI(t, `{"id":`, "card", "validate")
+	if err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Fatalf("syntax error: %v", err)
+	}
+	_, _, err = runCLI(t, strings.Repeat(" ", adp.MaxCardSize+1), "card", "validate")
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("oversized: %v", err)
+	}
+}
+
+func TestCardSignErrors(t *testing.T) {
+	keyPath, _ := newKeyFile(t)
+	_, otherID := newKeyFile(t)
+	if _, _, err := runCLI(t, cliCard, "card", "sign"); err == nil {
+		t.Fatal("sign without --key succeeded")
+	}
+	withOther := strings.Replace(cliCard, `"name": "echo",`, `"id": "`+otherID+`", "name": "echo",`, 1)
+	if _, _, err := runCLI(t, withOther, "card", "sign", "--key", keyPath); err == nil || !strings.Contains(err.Error(), "bad agent id") {
+		t.Fatalf("card of another key signed: %v", err)
+	}
+	if _, _, err := runCLI(t, `{"description": "no name"}`, "card", "sign", "--key", keyPath); err == nil || !strings.Contains(err.Error(), "/name") {
+		t.Fatalf("invalid card signed: %v", err)
+	}
+	maxSeq := strings.Replace(cliCard, `"name": "echo",`, `"name": "echo", "seq": 9007199254740991,`, 1)
+	if _, _, err := runCLI(t, maxSeq, "card", "sign", "--key", keyPath); err == nil || !strings.Contains(err.Error(), "seq") {
+		t.Fatalf("seq overflow: %v", err)
+	}
+}
