@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"crypto/rand"
 	"log/slog"
 	"sync"
@@ -93,6 +94,15 @@ type cardSpec struct {
 // makeCard builds a valid card of sk's agent, signed unless spec.unsigned.
 func makeCard(t testing.TB, sk crypto.PrivKey, spec cardSpec) *adp.Card {
 	t.Helper()
+	c, err := buildCard(sk, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// buildCard is makeCard without a testing.TB, for the crash child.
+func buildCard(sk crypto.PrivKey, spec cardSpec) (*adp.Card, error) {
 	name := spec.name
 	if name == "" {
 		name = "translator"
@@ -120,20 +130,18 @@ func makeCard(t testing.TB, sk crypto.PrivKey, spec cardSpec) *adp.Card {
 		c.Tools, c.Endpoints = []adp.Tool{}, []adp.Endpoint{}
 	}
 	if err := c.Sign(sk); err != nil {
-		t.Fatalf("Sign: %v", err)
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	if spec.unsigned {
 		// Re-parse without the signature: an unsigned card with raw bytes.
 		c.Signature = ""
 		raw, err := c.MarshalJSON()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		if c, err = adp.ParseCard(raw); err != nil {
-			t.Fatal(err)
-		}
+		return adp.ParseCard(raw)
 	}
-	return c
+	return c, nil
 }
 
 // put stores c and fails the test on error.
