@@ -22,7 +22,7 @@ var (
 // change of layout must add a version, not change these.
 func goldenValues() map[string][]byte {
 	return map[string][]byte{
-		"record": encodeRecord(header{Source: SourceGossip, Origin: "12D3KooWorigin", ReceivedAt: goldenTime, ExpiresAt: goldenTime.Add(time.Hour)}, goldenCard),
+		"record":               encodeRecord(header{Source: SourceGossip, Origin: "12D3KooWorigin", ReceivedAt: goldenTime, ExpiresAt: goldenTime.Add(time.Hour)}, goldenCard),
 		"record-never-expires": encodeRecord(header{Source: SourceSelf, ReceivedAt: goldenTime}, goldenCard),
 		"stats": encodeStats(statsRecord{Calls: 300, Successes: 299, Failures: 1, LatencyNanos: 123456789,
 			Completed: 7, RatingCount: 2, RatingSum: 9, LastSeen: goldenTime, LastCall: goldenTime.Add(time.Second)}),

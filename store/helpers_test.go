@@ -2,8 +2,8 @@ package store_test
 
 import (
 	"context"
-	"fmt"
 	"crypto/rand"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
