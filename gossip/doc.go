@@ -1,2 +1,38 @@
-// Package gossip is part of adpnode.
+// Package gossip spreads signed Agent Cards over GossipSub.
+//
+// Every node joins the topic /adp/cards/1.0.0 ([Topic]); a message's data is
+// one signed card, its raw bytes. Messages are signed by their publisher
+// (pubsub's StrictSign policy), so the From field names the peer that
+// published the message, whatever peer relayed it.
+//
+// # Validation
+//
+// The topic validator decides for every message before it is delivered or
+// relayed, in this order, cheapest first:
+//
+//  1. larger than adp.MaxCardSize: Reject;
+//  2. not a card (adp.ParseCard fails): Reject;
+//  3. the card's id is not the message's publisher: Reject (only an agent
+//     may publish its own card; a relayed or replayed copy published by a
+//     third party is refused);
+//  4. adp.DecodeVerified fails (invalid card, missing or bad signature):
+//     Reject;
+//  5. a held card (the Held option) is as new or newer under adp.Compare:
+//     Ignore (skipped for the node's own publications).
+//
+// Otherwise the message is accepted, relayed, and its card handed to the
+// OnCard sink. Reject penalizes the peer that relayed the message through
+// GossipSub's peer scoring ([ScoreParams], [ScoreThresholds]); Ignore does
+// not. Nothing rejected or ignored is relayed.
+//
+// # Lifecycle
+//
+// [New] creates a GossipSub router on a host the caller owns, registers the
+// validator, joins and subscribes to the topic and starts two goroutines:
+// one delivers accepted cards, one re-broadcasts the card given to
+// [Gossip.SetOwnCard] as soon as the topic has peers and then every
+// RebroadcastInterval, plus or minus a random Jitter. [Gossip.Publish]
+// publishes a card once. [Gossip.Close] cancels the subscription, leaves the
+// topic, stops the router and waits for the goroutines; it does not close
+// the host. A Gossip is safe for concurrent use.
 package gossip

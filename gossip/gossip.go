@@ -1,0 +1,295 @@
+package gossip
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+// Gossip publishes and receives Agent Cards on the cards topic. It is safe
+// for concurrent use. Close cancels the subscription, leaves the topic,
+// stops the GossipSub router and waits for the delivery and rebroadcast
+// goroutines; the host stays open.
+type Gossip struct {
+	h     host.Host
+	self  peer.ID
+	cfg   config
+	ps    *pubsub.PubSub
+	topic *pubsub.Topic
+	sub   *pubsub.Subscription
+	count *counters
+	prom  *promMetrics
+	mesh  *meshTracer
+
+	ctx         context.Context // the router's lifetime, cancelled last by Close
+	cancel      context.CancelFunc
+	loopCtx     context.Context // the rebroadcast loop's lifetime, cancelled first
+	loopCancel  context.CancelFunc
+	wg          sync.WaitGroup // the rebroadcast loop
+	deliverDone chan struct{}  // closed when the delivery loop returns
+
+	mu         sync.Mutex
+	own        *adp.Card
+	ownChanged chan struct{} // capacity 1: a pending change
+	closed     bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New starts GossipSub on h with message signing (StrictSign) and peer
+// scoring, joins Topic and subscribes to it. On error it tears down what
+// it started.
+func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if !cfg.jitterSet {
+		cfg.jitter = time.Duration(float64(cfg.interval) * DefaultJitterFraction)
+	}
+	if cfg.jitter >= cfg.interval {
+		return nil, fmt.Errorf("%w: jitter %v not below interval %v", ErrBadOption, cfg.jitter, cfg.interval)
+	}
+	if cfg.score == nil {
+		cfg.score, cfg.thresholds = ScoreParams(), ScoreThresholds()
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	loopCtx, loopCancel := context.WithCancel(ctx)
+	g := &Gossip{
+		h:          h,
+		self:       h.ID(),
+		cfg:        cfg,
+		count:      &counters{},
+		ctx:        ctx,
+		cancel:     cancel,
+		loopCtx:    loopCtx,
+		loopCancel: loopCancel,
+		ownChanged: make(chan struct{}, 1),
+		mesh:       newMeshTracer(),
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, g.teardown())
+		}
+	}()
+	if cfg.metrics != nil {
+		g.count.ext = append(g.count.ext, cfg.metrics)
+	}
+	if cfg.reg != nil {
+		if g.prom, err = newPromMetrics(cfg.reg); err != nil {
+			return nil, fmt.Errorf("gossip: register metrics: %w", err)
+		}
+		g.count.ext = append(g.count.ext, g.prom)
+	}
+
+	psOpts := append([]pubsub.Option{
+		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
+		pubsub.WithPeerScore(cfg.score, cfg.thresholds),
+		pubsub.WithLogger(cfg.log),
+		pubsub.WithRawTracer(g.mesh),
+	}, cfg.psOpts...)
+	if g.ps, err = pubsub.NewGossipSub(ctx, h, psOpts...); err != nil {
+		return nil, fmt.Errorf("gossip: start gossipsub: %w", err)
+	}
+	if err = g.ps.RegisterTopicValidator(Topic, g.validate); err != nil {
+		return nil, fmt.Errorf("gossip: register validator: %w", err)
+	}
+	if g.topic, err = g.ps.Join(Topic); err != nil {
+		return nil, fmt.Errorf("gossip: join %s: %w", Topic, err)
+	}
+	if g.sub, err = g.topic.Subscribe(); err != nil {
+		return nil, fmt.Errorf("gossip: subscribe %s: %w", Topic, err)
+	}
+	g.deliverDone = make(chan struct{})
+	go g.deliverLoop()
+	g.wg.Add(1)
+	go g.rebroadcastLoop()
+	return g, nil
+}
+
+// Publish publishes a signed card of this node once. It does not wait for
+// the topic to have peers: with none, nobody receives it (SetOwnCard
+// waits).
+func (g *Gossip) Publish(ctx context.Context, c *adp.Card) error {
+	if g.isClosed() {
+		return ErrClosed
+	}
+	if err := g.checkOwn(c); err != nil {
+		return err
+	}
+	if err := g.topic.Publish(ctx, c.Raw()); err != nil {
+		return fmt.Errorf("gossip: publish: %w", err)
+	}
+	return nil
+}
+
+func (g *Gossip) checkOwn(c *adp.Card) error {
+	if c == nil || c.Raw() == nil {
+		return fmt.Errorf("gossip: %w", adp.ErrUnsigned)
+	}
+	p, err := c.PeerID()
+	if err != nil {
+		return fmt.Errorf("gossip: %w", err)
+	}
+	if p != g.self {
+		return fmt.Errorf("%w: card of %s", ErrNotOwner, p)
+	}
+	return nil
+}
+
+// SetOwnCard makes c the card this node re-broadcasts: it is published as
+// soon as the topic mesh has a peer, then every RebroadcastInterval plus or
+// minus Jitter, until another card replaces it or Close.
+func (g *Gossip) SetOwnCard(c *adp.Card) error {
+	if err := g.checkOwn(c); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	g.own = c
+	select {
+	case g.ownChanged <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Peers returns the peers known to be subscribed to the topic.
+func (g *Gossip) Peers() []peer.ID { return g.topic.ListPeers() }
+
+// MeshSize returns the number of peers in this node's mesh for the topic:
+// those it forwards every card to. A publication made while it is 0 may
+// reach only the direct neighbours.
+func (g *Gossip) MeshSize() int { return g.mesh.size() }
+
+// Stats returns the validation counters.
+func (g *Gossip) Stats() Stats { return g.count.stats() }
+
+// deliverLoop hands accepted cards to OnCard until the subscription is
+// cancelled.
+func (g *Gossip) deliverLoop() {
+	defer close(g.deliverDone)
+	for {
+		msg, err := g.sub.Next(g.ctx)
+		if err != nil {
+			return // subscription cancelled or Close
+		}
+		if msg.ReceivedFrom == g.self {
+			continue // our own publication
+		}
+		c, ok := msg.ValidatorData.(*adp.Card)
+		if !ok || g.cfg.onCard == nil {
+			continue
+		}
+		g.cfg.onCard(c, msg.GetFrom())
+	}
+}
+
+func (g *Gossip) rebroadcastLoop() {
+	defer g.wg.Done()
+	timer := time.NewTimer(0)
+	if !timer.Stop() {
+		<-timer.C
+	}
+	defer timer.Stop()
+	for {
+		select {
+		case <-g.loopCtx.Done():
+			return
+		case <-g.ownChanged:
+		case <-timer.C:
+		}
+		if !g.publishOwn() {
+			return
+		}
+		timer.Reset(g.nextWait())
+	}
+}
+
+// publishOwn publishes the current own card once the topic mesh has a
+// peer. It reports false when Close interrupted it.
+func (g *Gossip) publishOwn() bool {
+	if err := g.mesh.wait(g.loopCtx); err != nil {
+		return false
+	}
+	g.mu.Lock()
+	c := g.own
+	g.mu.Unlock()
+	if c == nil {
+		return true
+	}
+	if err := g.topic.Publish(g.loopCtx, c.Raw()); err != nil {
+		if g.loopCtx.Err() != nil {
+			return false
+		}
+		g.cfg.log.Debug("rebroadcast failed", "topic", Topic, "err", err)
+	}
+	return true
+}
+
+// nextWait returns the interval plus a uniform deviation in [-jitter, +jitter].
+func (g *Gossip) nextWait() time.Duration {
+	if g.cfg.jitter <= 0 {
+		return g.cfg.interval
+	}
+	return g.cfg.interval - g.cfg.jitter + rand.N(2*g.cfg.jitter+1)
+}
+
+func (g *Gossip) isClosed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
+}
+
+// Close leaves the topic, stops the router and waits for the goroutines.
+// It is idempotent; the host is left open.
+func (g *Gossip) Close() error {
+	g.closeOnce.Do(func() {
+		g.mu.Lock()
+		g.closed = true
+		g.mu.Unlock()
+		g.closeErr = g.teardown()
+	})
+	return g.closeErr
+}
+
+// teardown stops, in order, the rebroadcast loop, the subscription (and
+// waits for the delivery loop to drain it), the topic, the router and the
+// metrics. Every step tolerates a New that failed half way.
+func (g *Gossip) teardown() error {
+	var errs []error
+	g.loopCancel()
+	g.wg.Wait()
+	if g.sub != nil {
+		g.sub.Cancel()
+		if g.deliverDone != nil {
+			<-g.deliverDone
+		}
+	}
+	if g.topic != nil {
+		if err := g.topic.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("gossip: close topic: %w", err))
+		}
+	}
+	g.cancel()
+	if g.prom != nil && g.cfg.reg != nil {
+		g.cfg.reg.Unregister(g.prom.v)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,169 @@
+package gossip_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/p2pnet"
+)
+
+// TestCardReachesAll20 publishes a card from one of 20 nodes on a ring, so
+// it must be relayed up to ten hops, and waits for every node to hold it.
+func TestCardReachesAll20(t *testing.T) {
+	nw := newNet(t, 20, p2pnet.Ring)
+	nodes := startNodes(t, nw, 0, 20)
+	waitMeshed(t, nodes)
+
+	owner := nodes[7]
+	card := newCard(t, owner.sk, 1, "seven", "nlp/translation")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := owner.g.Publish(ctx, card); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 15*time.Second, "card at all 19 other nodes", func() bool {
+		for _, n := range nodes {
+			if n != owner && n.store.seq(owner.agent()) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	for i, n := range nodes {
+		if n == owner {
+			if len(n.store.deliveries()) != 0 {
+				t.Errorf("owner's own card was delivered back to it")
+			}
+			continue
+		}
+		got := n.store.held(owner.agent())
+		if !bytes.Equal(got.Raw(), card.Raw()) {
+			t.Errorf("node %d holds other bytes", i)
+		}
+		if s := n.g.Stats(); s.Accepted != 1 || s.Rejected != 0 {
+			t.Errorf("node %d stats %+v, want one accepted", i, s)
+		}
+	}
+}
+
+// TestBadCardsStopAtFirstHop has an attacker, running GossipSub without
+// the card validator, connected to node 0 of a line of six. Node 0 must
+// refuse a forged card, a card of another agent, a replayed older card, an
+// oversized and a malformed message; no node may deliver them, and nodes
+// past node 0 must never even see them.
+func TestBadCardsStopAtFirstHop(t *testing.T) {
+	const good = 6
+	nw := newNet(t, good+1, p2pnet.Unconnected)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range good - 1 {
+		if err := nw.Connect(ctx, i, i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nw.Connect(ctx, good, 0); err != nil { // the attacker
+		t.Fatal(err)
+	}
+	all := startNodes(t, nw, 0, good)
+	attacker, _ := nw.Host(good)
+	attackerKey, _ := nw.Key(good)
+
+	// The attacker's router: StrictSign (its messages carry a valid
+	// publisher signature) and no validator.
+	psCtx, psCancel := context.WithCancel(context.Background())
+	ps, err := pubsub.NewGossipSub(psCtx, attacker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic, err := ps.Join(gossip.Topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := topic.Subscribe() // so node 0 counts it as a topic peer
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sub.Cancel()
+		psCancel()
+	})
+	waitMeshed(t, all)
+	waitFor(t, 10*time.Second, "attacker sees node 0 on the topic", func() bool { return len(topic.ListPeers()) == 1 })
+
+	publish := func(data []byte) {
+		t.Helper()
+		if err := topic.Publish(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attackerID := adp.AgentID(attacker.ID())
+	waitSeq := func(seq uint64) {
+		t.Helper()
+		waitFor(t, 15*time.Second, "attacker's own card everywhere", func() bool {
+			for _, n := range all {
+				if n.store.seq(attackerID) != seq {
+					return false
+				}
+			}
+			return true
+		})
+	}
+
+	// The attacker's own, valid card goes everywhere.
+	v1 := newCard(t, attackerKey, 1, "mallory")
+	v2 := newCard(t, attackerKey, 2, "mallory")
+	publish(v2.Raw())
+	waitSeq(2)
+
+	victim := all[3]
+	victimCard := newCard(t, victim.sk, 5, "victim")
+	bad := map[string][]byte{
+		"forged":      tamper(t, newCard(t, attackerKey, 9, "mallory").Raw(), "mallory", "mallorz"),
+		"third party": victimCard.Raw(),
+		"replay":      v1.Raw(),
+		"oversized":   []byte(`{"name":"` + strings.Repeat("x", adp.MaxCardSize) + `"}`),
+		"malformed":   []byte("{not json"),
+	}
+	for _, data := range bad {
+		publish(data)
+	}
+	// A valid card published after them: once everyone has it, node 0 has
+	// judged the bad ones.
+	v3 := newCard(t, attackerKey, 3, "mallory")
+	publish(v3.Raw())
+	waitSeq(3)
+	waitFor(t, 5*time.Second, "node 0 judged every message", func() bool {
+		s := all[0].g.Stats()
+		return s.Accepted+s.Rejected+s.Ignored == 2+uint64(len(bad))
+	})
+
+	if s := all[0].g.Stats(); s.Rejected != 4 || s.Ignored != 1 || s.Accepted != 2 {
+		t.Errorf("node 0 stats %+v, want 2 accepted, 4 rejected, 1 ignored", s)
+	}
+	for i, n := range all {
+		if i > 0 {
+			if s := n.g.Stats(); s.Rejected != 0 || s.Ignored != 0 || s.Accepted != 2 {
+				t.Errorf("node %d stats %+v: a bad message was relayed", i, s)
+			}
+		}
+		for _, c := range n.store.deliveries() {
+			if c.ID != attackerID || (*c.Seq != 2 && *c.Seq != 3) {
+				t.Errorf("node %d was handed %s seq %d", i, c.ID, *c.Seq)
+			}
+		}
+		if n.store.held(victim.agent()) != nil {
+			t.Errorf("node %d stored the victim's card published by a third party", i)
+		}
+		if n.store.seq(attackerID) != 3 {
+			t.Errorf("node %d holds seq %d", i, n.store.seq(attackerID))
+		}
+	}
+}
+

@@ -1,0 +1,168 @@
+package gossip_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/p2pnet"
+)
+
+// newCard returns a card signed by sk with the given seq and skills.
+func newCard(t testing.TB, sk crypto.PrivKey, seq uint64, name string, skills ...string) *adp.Card {
+	t.Helper()
+	c := &adp.Card{
+		Name:        name,
+		Description: "test agent " + name,
+		Version:     "1.0.0",
+		Skills:      skills,
+		Seq:         &seq,
+		Metadata:    &adp.Metadata{UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seq) * time.Second).Format(time.RFC3339)},
+	}
+	if err := c.Sign(sk); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// tamper returns raw with the first occurrence of old replaced by new (same
+// length), so the JSON stays valid and the signature no longer matches.
+func tamper(t testing.TB, raw []byte, old, new string) []byte {
+	t.Helper()
+	if len(old) != len(new) || !bytes.Contains(raw, []byte(old)) {
+		t.Fatalf("cannot tamper %q -> %q", old, new)
+	}
+	return bytes.Replace(append([]byte(nil), raw...), []byte(old), []byte(new), 1)
+}
+
+// holder is a node's card store as far as gossip sees it: Held reads it,
+// OnCard writes it (keeping the newest) and counts every delivery.
+type holder struct {
+	mu        sync.Mutex
+	cards     map[string]*adp.Card
+	delivered []*adp.Card
+	arrived   map[string]time.Time // agent id -> arrival of the newest card
+}
+
+func newHolder() *holder {
+	return &holder{cards: make(map[string]*adp.Card), arrived: make(map[string]time.Time)}
+}
+
+func (s *holder) held(agentID string) *adp.Card {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cards[agentID]
+}
+
+func (s *holder) onCard(c *adp.Card, _ peer.ID) {
+	now := time.Now()
+	p, err := c.PeerID()
+	if err != nil {
+		panic(err) // gossip hands over verified cards only
+	}
+	id := adp.AgentID(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delivered = append(s.delivered, c)
+	if adp.Compare(c, s.cards[id]) > 0 {
+		s.cards[id] = c
+		s.arrived[id] = now
+	}
+}
+
+// seq returns the seq of the card held for agentID, 0 when none.
+func (s *holder) seq(agentID string) uint64 {
+	c := s.held(agentID)
+	if c == nil || c.Seq == nil {
+		return 0
+	}
+	return *c.Seq
+}
+
+func (s *holder) deliveries() []*adp.Card {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*adp.Card(nil), s.delivered...)
+}
+
+// node is a host with a Gossip and a holder.
+type node struct {
+	h     host.Host
+	sk    crypto.PrivKey
+	g     *gossip.Gossip
+	store *holder
+}
+
+func (n *node) agent() string { return adp.AgentID(n.h.ID()) }
+
+// startNodes starts a Gossip on the hosts of nw with index in [from, to).
+func startNodes(t testing.TB, nw *p2pnet.Network, from, to int, opts ...gossip.Option) []*node {
+	t.Helper()
+	var nodes []*node
+	for i, h := range nw.Hosts()[from:to] {
+		sk, _ := nw.Key(from + i)
+		n := &node{h: h, sk: sk, store: newHolder()}
+		g, err := gossip.New(h, append([]gossip.Option{gossip.Held(n.store.held), gossip.OnCard(n.store.onCard)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.g = g
+		t.Cleanup(func() {
+			if err := g.Close(); err != nil {
+				t.Errorf("close gossip: %v", err)
+			}
+		})
+		nodes = append(nodes, n)
+	}
+	return nodes
+}
+
+func newNet(t testing.TB, n int, topo p2pnet.Topology) *p2pnet.Network {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nw, err := p2pnet.New(ctx, n, p2pnet.WithTopology(topo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered first, so it runs after the services' own cleanups.
+	t.Cleanup(func() {
+		if err := nw.Close(); err != nil {
+			t.Errorf("close network: %v", err)
+		}
+	})
+	return nw
+}
+
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if err := p2pnet.WaitFor(ctx, cond); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// waitMeshed waits until every node's mesh holds all its topic peers, or
+// at least meshLow of them: then a publication reaches every node.
+func waitMeshed(t testing.TB, nodes []*node) {
+	t.Helper()
+	const meshLow = 4 // below GossipSub's default D_lo of 5
+	waitFor(t, 15*time.Second, "meshes built", func() bool {
+		for _, n := range nodes {
+			conns := len(n.h.Network().Peers())
+			if conns == 0 || len(n.g.Peers()) < conns || n.g.MeshSize() < min(conns, meshLow) {
+				return false
+			}
+		}
+		return true
+	})
+}

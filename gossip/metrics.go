@@ -1,0 +1,70 @@
+package gossip
+
+import (
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics receives the outcome of every validated message. Implementations
+// must be safe for concurrent use.
+type Metrics interface {
+	Accepted()
+	Rejected(reason string)
+	Ignored(reason string)
+}
+
+// Stats counts validation outcomes since New.
+type Stats struct {
+	Accepted, Rejected, Ignored uint64
+}
+
+type counters struct {
+	accepted, rejected, ignored atomic.Uint64
+	ext                         []Metrics
+}
+
+func (c *counters) Accepted() {
+	c.accepted.Add(1)
+	for _, m := range c.ext {
+		m.Accepted()
+	}
+}
+
+func (c *counters) Rejected(reason string) {
+	c.rejected.Add(1)
+	for _, m := range c.ext {
+		m.Rejected(reason)
+	}
+}
+
+func (c *counters) Ignored(reason string) {
+	c.ignored.Add(1)
+	for _, m := range c.ext {
+		m.Ignored(reason)
+	}
+}
+
+func (c *counters) stats() Stats {
+	return Stats{Accepted: c.accepted.Load(), Rejected: c.rejected.Load(), Ignored: c.ignored.Load()}
+}
+
+// promMetrics counts outcomes in adp_gossip_messages_total{result, reason}.
+type promMetrics struct{ v *prometheus.CounterVec }
+
+func newPromMetrics(reg prometheus.Registerer) (*promMetrics, error) {
+	v := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "adp",
+		Subsystem: "gossip",
+		Name:      "messages_total",
+		Help:      "Card messages validated on the gossip topic, by result and reason.",
+	}, []string{"result", "reason"})
+	if err := reg.Register(v); err != nil {
+		return nil, err
+	}
+	return &promMetrics{v: v}, nil
+}
+
+func (p *promMetrics) Accepted()              { p.v.WithLabelValues("accepted", "").Inc() }
+func (p *promMetrics) Rejected(reason string) { p.v.WithLabelValues("rejected", reason).Inc() }
+func (p *promMetrics) Ignored(reason string)  { p.v.WithLabelValues("ignored", reason).Inc() }

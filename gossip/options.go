@@ -1,0 +1,132 @@
+package gossip
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+type config struct {
+	held       func(agentID string) *adp.Card
+	onCard     func(c *adp.Card, from peer.ID)
+	interval   time.Duration
+	jitter     time.Duration
+	jitterSet  bool
+	log        *slog.Logger
+	reg        prometheus.Registerer
+	metrics    Metrics
+	score      *pubsub.PeerScoreParams
+	thresholds *pubsub.PeerScoreThresholds
+	psOpts     []pubsub.Option
+}
+
+func defaultConfig() config {
+	return config{
+		interval: DefaultRebroadcastInterval,
+		log:      slog.New(slog.DiscardHandler),
+	}
+}
+
+// Option configures New.
+type Option func(*config) error
+
+// Held sets the lookup of the card a node holds for an agent (the
+// normalized agent://k51… id), nil when it holds none. A card that is not
+// newer than the held one is ignored. It is called from the validator and
+// must be fast and safe for concurrent use.
+func Held(f func(agentID string) *adp.Card) Option {
+	return func(c *config) error {
+		c.held = f
+		return nil
+	}
+}
+
+// OnCard sets the sink for every accepted card from another peer, with the
+// peer that published it (the card's owner). Calls come from one goroutine,
+// in delivery order; a slow sink delays later cards.
+func OnCard(f func(c *adp.Card, from peer.ID)) Option {
+	return func(c *config) error {
+		c.onCard = f
+		return nil
+	}
+}
+
+// RebroadcastInterval sets how often the own card is published again
+// (default DefaultRebroadcastInterval, at least MinRebroadcastInterval).
+func RebroadcastInterval(d time.Duration) Option {
+	return func(c *config) error {
+		if d < MinRebroadcastInterval {
+			return fmt.Errorf("%w: rebroadcast interval %v below %v", ErrBadOption, d, MinRebroadcastInterval)
+		}
+		c.interval = d
+		return nil
+	}
+}
+
+// Jitter sets the largest random deviation from the rebroadcast interval,
+// either way (default DefaultJitterFraction of the interval). It must be
+// smaller than the interval.
+func Jitter(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative jitter %v", ErrBadOption, d)
+		}
+		c.jitter, c.jitterSet = d, true
+		return nil
+	}
+}
+
+// Logger sets the logger (default: discard).
+func Logger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrBadOption)
+		}
+		c.log = l
+		return nil
+	}
+}
+
+// Registerer registers the validation counters
+// (adp_gossip_messages_total{result, reason}) on reg.
+func Registerer(reg prometheus.Registerer) Option {
+	return func(c *config) error {
+		c.reg = reg
+		return nil
+	}
+}
+
+// WithMetrics sends validation outcomes to m as well.
+func WithMetrics(m Metrics) Option {
+	return func(c *config) error {
+		c.metrics = m
+		return nil
+	}
+}
+
+// PeerScore replaces the peer scoring parameters (default ScoreParams and
+// ScoreThresholds). The cards topic's parameters must be in p.Topics.
+func PeerScore(p *pubsub.PeerScoreParams, t *pubsub.PeerScoreThresholds) Option {
+	return func(c *config) error {
+		if p == nil || t == nil {
+			return fmt.Errorf("%w: nil score parameters", ErrBadOption)
+		}
+		c.score, c.thresholds = p, t
+		return nil
+	}
+}
+
+// PubSubOptions appends options to the GossipSub router (after the
+// package's own, so they win).
+func PubSubOptions(opts ...pubsub.Option) Option {
+	return func(c *config) error {
+		c.psOpts = append(c.psOpts, opts...)
+		return nil
+	}
+}

@@ -1,0 +1,32 @@
+package gossip
+
+import "time"
+
+// Topic is the GossipSub topic of Agent Cards. Changing it splits the
+// network.
+const Topic = "/adp/cards/1.0.0"
+
+// Defaults.
+const (
+	// DefaultRebroadcastInterval is how often the own card is published
+	// again.
+	DefaultRebroadcastInterval = 5 * time.Minute
+
+	// DefaultJitterFraction is the default jitter as a fraction of the
+	// rebroadcast interval: each wait is the interval plus or minus up to
+	// this much of it, so nodes started together do not publish together.
+	DefaultJitterFraction = 0.2
+
+	// MinRebroadcastInterval bounds the RebroadcastInterval option.
+	MinRebroadcastInterval = 10 * time.Millisecond
+)
+
+// Validation outcome reasons, the values of the "reason" label of the
+// rejected and ignored counters. Append only.
+const (
+	ReasonOversized = "oversized"
+	ReasonMalformed = "malformed"
+	ReasonNotOwner  = "not_owner"
+	ReasonInvalid   = "invalid"
+	ReasonNotNewer  = "not_newer"
+)
