@@ -166,4 +166,3 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 		}
 	}
 }
-
