@@ -1,0 +1,261 @@
+package node_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/scoring"
+)
+
+var discoNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func discoKey(t *testing.T, b byte) crypto.PrivKey {
+	t.Helper()
+	seed := make([]byte, ed25519.SeedSize)
+	for i := range seed {
+		seed[i] = b
+	}
+	sk, err := crypto.UnmarshalEd25519PrivateKey(ed25519.NewKeyFromSeed(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sk
+}
+
+// discoCard parses and signs a card template; "ID" is replaced by the
+// key's agent id.
+func discoCard(t *testing.T, b byte, tmpl string) *adp.Card {
+	t.Helper()
+	sk := discoKey(t, b)
+	pid, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := adp.ParseCard([]byte(strings.ReplaceAll(tmpl, `"ID"`, `"`+adp.AgentID(pid)+`"`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sign(sk); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+const (
+	translatorCard = `{"id": "ID", "name": "Lingua Translator", "description": "Translates contracts between English and German.",
+ "status": "active", "skills": ["nlp/translation", "py"],
+ "tools": [{"name": "translate", "description": "Translate text", "input_schema": {"type": "object", "properties": {"target_language": {"type": "string"}}}}],
+ "endpoints": [{"protocol": "aitp", "uri": "ID", "methods": ["translate"]}, {"protocol": "https", "uri": "https://lingua.example/v1", "auth": "bearer"}],
+ "constraints": {"max_concurrent_tasks": 2},
+ "examples": [{"id": "ex-legal", "text": "Translate a legal contract into German"}, {"id": "ex-web", "text": "Localize a web page"}],
+ "metadata": {"updated_at": "2026-04-30T00:00:00Z", "ttl": 3600},
+ "extensions": {"clawnet.reputation": {"score": 100}}}`
+	ocrCard = `{"id": "ID", "name": "Receipt Reader", "description": "Reads text from scanned receipts.",
+ "skills": ["vision/ocr"], "tools": [{"name": "ocr", "description": "Extract text"}],
+ "endpoints": [{"protocol": "mcp", "uri": "https://ocr.example/mcp"}]}`
+)
+
+func newDisco(t *testing.T, sig func(string) scoring.Signals) (*node.Discovery, *adp.Card, *adp.Card) {
+	t.Helper()
+	d, err := node.NewDiscovery(node.WithDiscoveryClock(func() time.Time { return discoNow }), node.WithSignals(sig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ocr := discoCard(t, 1, translatorCard), discoCard(t, 2, ocrCard)
+	if err := d.Put(tr, discoNow.Add(-30*time.Minute), discoNow.Add(30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Put(ocr, discoNow.Add(-2*time.Hour), discoNow.Add(-time.Hour)); err != nil { // expired
+		t.Fatal(err)
+	}
+	return d, tr, ocr
+}
+
+func discover(t *testing.T, d *node.Discovery, body string) *adp.DiscoverResponse {
+	t.Helper()
+	req, err := adp.ParseDiscoverRequest([]byte(body))
+	if err != nil {
+		t.Fatalf("request %s: %v", body, err)
+	}
+	resp, err := d.Discover(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The response is valid JSON with the wire names.
+	if _, err := json.Marshal(resp); err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestDiscoveryEvidence(t *testing.T) {
+	d, tr, _ := newDisco(t, nil)
+	resp := discover(t, d, `{"query": "translate a legal contract", "tags": ["python", "nlp"], "include_evidence": true,
+		"constraints": {"region": "eu", "max_results_age_seconds": 3600}}`)
+	if !strings.HasPrefix(resp.RequestID, "req-") || resp.GeneratedAt != "2026-05-01T12:00:00Z" {
+		t.Errorf("request_id %q generated_at %q", resp.RequestID, resp.GeneratedAt)
+	}
+	if !slices.Equal(resp.UnsupportedFilters, []string{"region"}) {
+		t.Errorf("unsupported_filters %v", resp.UnsupportedFilters)
+	}
+	if resp.AppliedFilters[adp.ConstraintMaxResultsAge] != 3600.0 || resp.AppliedFilters["limit"] != 10 {
+		t.Errorf("applied_filters %v", resp.AppliedFilters)
+	}
+	if len(resp.Results) != 1 {
+		t.Fatalf("results %+v", resp.Results)
+	}
+	r := resp.Results[0]
+	if r.ID != tr.ID || r.Name != "Lingua Translator" || r.Status != "active" {
+		t.Errorf("result %+v", r)
+	}
+	if !slices.Equal(r.MatchedTags, []string{}) || !slices.Equal(r.ExpandedTags, []string{"python", "nlp"}) {
+		t.Errorf("matched %v expanded %v", r.MatchedTags, r.ExpandedTags)
+	}
+	sum := 0.0
+	for k, v := range r.ScoreComponents {
+		sum += r.Weights[k] * v
+	}
+	if math.Abs(sum-r.Score) > 1e-9 {
+		t.Errorf("components %v weights %v add to %v, score %v", r.ScoreComponents, r.Weights, sum, r.Score)
+	}
+	for _, k := range []string{"tag", "context", "example", "reputation", "availability", "rating", "freshness"} {
+		if _, ok := r.ScoreComponents[k]; !ok {
+			t.Errorf("component %s missing", k)
+		}
+	}
+	if len(r.MatchedExamples) == 0 || r.MatchedExamples[0].ID != "ex-legal" || r.MatchedExamples[0].Text == "" {
+		t.Errorf("matched examples %+v", r.MatchedExamples)
+	}
+	if r.Freshness == nil || r.Freshness.Stale || r.Freshness.MetadataUpdatedAt != "2026-04-30T00:00:00Z" ||
+		r.Freshness.IndexedAt != "2026-05-01T11:30:00Z" || r.Freshness.ExpiresAt != "2026-05-01T12:30:00Z" {
+		t.Errorf("freshness %+v", r.Freshness)
+	}
+	// Self-declared reputation is ignored: a new agent's reputation is the
+	// cold-start value.
+	if r.ScoreComponents["reputation"] != 0.7 {
+		t.Errorf("reputation %v", r.ScoreComponents["reputation"])
+	}
+	// Without include_evidence there are no components.
+	plain := discover(t, d, `{"query": "translate"}`)
+	if len(plain.Results) != 1 || plain.Results[0].ScoreComponents != nil || plain.Results[0].MatchedExamples != nil {
+		t.Errorf("evidence without include_evidence: %+v", plain.Results)
+	}
+}
+
+func TestDiscoveryDetail(t *testing.T) {
+	d, tr, _ := newDisco(t, nil)
+	full := discover(t, d, `{"tags": ["nlp/translation"], "detail": "full"}`).Results[0]
+	if string(full.AgentCard) != string(tr.Raw()) || full.Redacted {
+		t.Errorf("full detail is not the signed card: redacted=%v", full.Redacted)
+	}
+	if _, err := adp.DecodeVerified(full.AgentCard); err != nil {
+		t.Errorf("full card does not verify: %v", err)
+	}
+	for _, detail := range []string{"summary", "minimal"} {
+		resp := discover(t, d, `{"tags": ["nlp/translation"], "include_evidence": true, "query": "legal contract", "detail": "`+detail+`"}`)
+		r := resp.Results[0]
+		if !r.Redacted || len(resp.Warnings) == 0 {
+			t.Errorf("%s: redacted=%v warnings=%v", detail, r.Redacted, resp.Warnings)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(r.AgentCard, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, gone := range []string{"signature", "examples", "extensions"} {
+			if _, ok := m[gone]; ok {
+				t.Errorf("%s: %s not redacted", detail, gone)
+			}
+		}
+		if strings.Contains(string(r.AgentCard), "bearer") || strings.Contains(string(r.AgentCard), "input_schema") {
+			t.Errorf("%s: endpoint auth or schema leaked: %s", detail, r.AgentCard)
+		}
+		if m["id"] != tr.ID || m["endpoints"] == nil {
+			t.Errorf("%s: card lacks id or endpoints: %s", detail, r.AgentCard)
+		}
+		_, hasTools := m["tools"]
+		if detail == "minimal" && (hasTools || r.Description != "" || r.MatchedExamples[0].Text != "") {
+			t.Errorf("minimal carries more than identifiers: %s %q", r.AgentCard, r.Description)
+		}
+		if detail == "summary" && (!hasTools || r.Description == "") {
+			t.Errorf("summary lacks tools or description: %s", r.AgentCard)
+		}
+	}
+}
+
+func TestDiscoveryFilters(t *testing.T) {
+	busy := func(id string) scoring.Signals { return scoring.Signals{ActiveTasks: 5, LastSeen: discoNow} }
+	d, tr, ocr := newDisco(t, nil)
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"expired hidden", `{"tags": ["vision", "nlp"]}`, []string{tr.ID}},
+		{"allow_stale", `{"tags": ["vision", "nlp"], "constraints": {"allow_stale": true}}`, []string{tr.ID, ocr.ID}},
+		{"protocols", `{"tags": ["vision", "nlp"], "protocols": ["mcp"], "constraints": {"allow_stale": true}}`, []string{ocr.ID}},
+		{"max age", `{"tags": ["vision", "nlp"], "constraints": {"allow_stale": true, "max_results_age_seconds": 3600}}`, []string{tr.ID}},
+		{"excluded", `{"query": "text", "excluded_tags": ["nlp"], "constraints": {"allow_stale": true}}`, []string{ocr.ID}},
+		{"required", `{"query": "text", "required_tags": ["nlp/*"]}`, []string{tr.ID}},
+		{"min score", `{"tags": ["nlp"], "min_score": 1}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range discover(t, d, tt.body).Results {
+				got = append(got, r.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Load filtering with the signals of the node.
+	db, _, _ := newDisco(t, busy)
+	if res := discover(t, db, `{"tags": ["nlp"]}`).Results; len(res) != 0 {
+		t.Errorf("agent at its max_concurrent_tasks returned: %v", res)
+	}
+}
+
+func TestDiscoveryLifecycle(t *testing.T) {
+	d, tr, ocr := newDisco(t, nil)
+	if d.Len() != 2 {
+		t.Fatalf("Len %d", d.Len())
+	}
+	// A revocation removes the agent.
+	rev := discoCard(t, 1, `{"id": "ID", "name": "Lingua Translator", "tools": [], "endpoints": []}`)
+	if err := d.Put(rev, discoNow, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := discover(t, d, `{"tags": ["nlp"]}`).Results; len(res) != 0 {
+		t.Fatalf("revoked agent returned: %v", res)
+	}
+	if d.Expire(discoNow) != 1 || d.Len() != 0 {
+		t.Fatalf("Expire did not drop the expired card of %s", ocr.ID)
+	}
+	if err := d.Put(tr, discoNow, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Remove(tr.ID) || d.Remove(tr.ID) {
+		t.Fatal("Remove does not report presence")
+	}
+	if err := d.Put(&adp.Card{}, discoNow, time.Time{}); err == nil {
+		t.Fatal("card without id accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := adp.ParseDiscoverRequest(nil)
+	if _, err := d.Discover(ctx, req); err == nil {
+		t.Fatal("Discover ignores a cancelled context")
+	}
+}
