@@ -1,0 +1,564 @@
+package aitp
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+)
+
+// errClosing means the association stopped taking calls; the caller
+// should open a new one.
+var errClosing = errors.New("aitp: association closing")
+
+// clientConn is the caller end of one stream and its association.
+type clientConn struct {
+	cl    *Client
+	p     peer.ID
+	st    network.Stream
+	br    *bufio.Reader
+	w     *frameWriter
+	assoc uint32
+
+	mu        sync.Mutex
+	window    int
+	inflight  int
+	waiters   []chan struct{}
+	pend      map[uint32]*pending
+	pings     map[uint32]chan struct{}
+	nextID    uint32
+	closing   bool // no new calls
+	closeRecv bool // the server sent CLOSE: acknowledge once drained
+	closeSent bool
+	dead      error // the stream ended
+	lastUsed  time.Time
+	idle      *time.Timer
+}
+
+// pending is one call awaiting its reply.
+type pending struct {
+	id        uint32
+	stream    bool
+	abandoned bool // the caller left; the reply only frees the window
+	finished  bool
+	seq       uint32
+	status    Status
+	body      []byte   // buffered reply, or the error body
+	chunks    [][]byte // streamed reply not yet taken
+	buffered  int
+	err       error
+	done      chan struct{} // closed when finished (buffered calls)
+	woken     bool          // done is closed
+	notify    chan struct{} // signalled on every change (streamed calls)
+}
+
+func (pd *pending) result() ([]byte, error) {
+	if pd.err != nil {
+		return nil, pd.err
+	}
+	if pd.status != StatusOK {
+		return nil, errorFromResponse(pd.status, pd.body)
+	}
+	if pd.body == nil {
+		return []byte{}, nil
+	}
+	return pd.body, nil
+}
+
+// open opens a stream to p and exchanges OPEN / ACCEPT.
+func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.openTimeout)
+	defer cancel()
+	st, err := c.h.NewStream(ctx, p, protocol.ID(ProtocolID))
+	if err != nil {
+		return nil, fmt.Errorf("%w: open stream: %w", ErrConnLost, err)
+	}
+	if err := st.Scope().ReserveMemory(streamMemory, network.ReservationPriorityAlways); err != nil {
+		st.Reset()
+		return nil, fmt.Errorf("aitp: reserve stream memory: %w", err)
+	}
+	var id [4]byte
+	rand.Read(id[:])
+	assoc := binary.BigEndian.Uint32(id[:]) | 1
+	cc := &clientConn{
+		cl: c, p: p, st: st, br: bufio.NewReaderSize(st, readBufSize), w: newFrameWriter(st),
+		assoc: assoc, pend: make(map[uint32]*pending), pings: make(map[uint32]chan struct{}),
+		lastUsed: time.Now(),
+	}
+	fail := func(err error) (*clientConn, error) {
+		st.Reset()
+		st.Scope().ReleaseMemory(streamMemory)
+		return nil, fmt.Errorf("%w: %w", ErrConnLost, err)
+	}
+	if err := cc.w.write(nil, &Segment{Type: TypeOpen, Association: assoc}); err != nil {
+		return fail(err)
+	}
+	dl, _ := ctx.Deadline()
+	st.SetReadDeadline(dl)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	for {
+		raw, err := readMessage(cc.br, *bp)
+		if err != nil {
+			return fail(err)
+		}
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			return fail(err)
+		}
+		if m.NextProto != NextProtoAITP {
+			continue
+		}
+		seg, err := DecodeSegment(m.Payload)
+		if err != nil {
+			return fail(err)
+		}
+		if seg.Type != TypeAccept || seg.Association != assoc {
+			return fail(fmt.Errorf("%w: %s before ACCEPT", ErrProtocol, seg.Type))
+		}
+		cc.window = max(int(seg.Window), 1)
+		break
+	}
+	st.SetReadDeadline(time.Time{})
+	cc.idle = time.AfterFunc(c.cfg.idle, cc.idleCheck)
+	return cc, nil
+}
+
+// acquire waits for room in the remote's window.
+func (cc *clientConn) acquire(ctx context.Context) error {
+	cc.mu.Lock()
+	if cc.dead != nil {
+		cc.mu.Unlock()
+		return cc.dead
+	}
+	if cc.closing {
+		cc.mu.Unlock()
+		return errClosing
+	}
+	if cc.inflight < cc.window && len(cc.waiters) == 0 {
+		cc.inflight++
+		cc.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	cc.waiters = append(cc.waiters, ch)
+	cc.mu.Unlock()
+	select {
+	case <-ch:
+		cc.mu.Lock()
+		err := cc.dead
+		cc.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		for i, w := range cc.waiters {
+			if w == ch {
+				cc.waiters = append(cc.waiters[:i], cc.waiters[i+1:]...)
+				return ctx.Err()
+			}
+		}
+		// Granted meanwhile: hand the slot back.
+		cc.releaseLocked()
+		return ctx.Err()
+	}
+}
+
+// releaseLocked frees one window slot, granting it to the first waiter.
+func (cc *clientConn) releaseLocked() {
+	cc.inflight--
+	cc.grantLocked()
+}
+
+func (cc *clientConn) grantLocked() {
+	for len(cc.waiters) > 0 && cc.inflight < cc.window {
+		ch := cc.waiters[0]
+		cc.waiters = cc.waiters[1:]
+		cc.inflight++
+		close(ch)
+	}
+}
+
+// send writes a REQUEST (and STREAM chunks for a large body).
+func (cc *clientConn) send(ctx context.Context, method string, body []byte, stream bool) (*pending, error) {
+	if err := cc.acquire(ctx); err != nil {
+		return nil, err
+	}
+	pd := &pending{stream: stream}
+	if stream {
+		pd.notify = make(chan struct{}, 1)
+	} else {
+		pd.done = make(chan struct{})
+	}
+	cc.mu.Lock()
+	if cc.dead != nil || cc.closing {
+		err := cc.dead
+		if err == nil {
+			err = errClosing
+		}
+		cc.releaseLocked()
+		cc.mu.Unlock()
+		return nil, err
+	}
+	cc.nextID++
+	pd.id = cc.nextID
+	cc.pend[pd.id] = pd
+	cc.lastUsed = time.Now()
+	cc.mu.Unlock()
+
+	var optBuf [6]byte
+	opts := optBuf[:0]
+	if dl, ok := ctx.Deadline(); ok {
+		ms := time.Until(dl).Milliseconds() + 1
+		ms = min(max(ms, 1), int64(^uint32(0)))
+		opts = appendDeadline(opts, uint32(ms))
+	}
+	seg := Segment{Type: TypeRequest, Association: cc.assoc, RequestID: pd.id, Method: []byte(method)}
+	if stream {
+		seg.Flags |= FlagStreamReply
+	}
+	room := maxChunk(len(opts), len(method))
+	first := min(len(body), room)
+	seg.Body = body[:first]
+	rest := body[first:]
+	if len(rest) == 0 {
+		seg.Flags |= FlagFin
+	}
+	err := cc.w.write(opts, &seg)
+	for seq := uint32(1); err == nil && len(rest) > 0; seq++ {
+		k := min(len(rest), MaxBodyPerMessage)
+		s := Segment{Type: TypeStream, Association: cc.assoc, RequestID: pd.id, Sequence: seq, Body: rest[:k]}
+		if k == len(rest) {
+			s.Flags = FlagFin
+		}
+		err = cc.w.write(nil, &s)
+		rest = rest[k:]
+	}
+	if err != nil {
+		err = fmt.Errorf("%w: %w", ErrConnLost, err)
+		cc.fail(err)
+		cc.st.Reset()
+		return nil, err
+	}
+	return pd, nil
+}
+
+// abandon gives up on pd: the remote is told with CANCEL, and the reply,
+// when it comes, only frees the window slot. It reports false when pd had
+// already finished, in which case its result stands.
+func (cc *clientConn) abandon(pd *pending) (finished bool) {
+	cc.mu.Lock()
+	if pd.finished {
+		cc.mu.Unlock()
+		return true
+	}
+	if pd.abandoned {
+		cc.mu.Unlock()
+		return false
+	}
+	pd.abandoned = true
+	pd.chunks, pd.buffered = nil, 0
+	dead := cc.dead != nil
+	cc.mu.Unlock()
+	if !dead {
+		cc.w.write(nil, &Segment{Type: TypeCancel, Association: cc.assoc, RequestID: pd.id})
+	}
+	return false
+}
+
+// nextChunk takes the next streamed chunk; fin reports the call's end
+// with its error.
+func (cc *clientConn) nextChunk(pd *pending) (chunk []byte, fin bool, err error) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if len(pd.chunks) > 0 {
+		chunk = pd.chunks[0]
+		pd.chunks[0] = nil
+		pd.chunks = pd.chunks[1:]
+		pd.buffered -= len(chunk)
+		return chunk, false, nil
+	}
+	if pd.err != nil {
+		return nil, true, pd.err
+	}
+	if !pd.finished {
+		return nil, false, nil
+	}
+	if pd.status != StatusOK {
+		return nil, true, errorFromResponse(pd.status, pd.body)
+	}
+	return nil, true, nil
+}
+
+func (cc *clientConn) ping(ctx context.Context) (time.Duration, error) {
+	ch := make(chan struct{})
+	cc.mu.Lock()
+	if cc.dead != nil {
+		cc.mu.Unlock()
+		return 0, cc.dead
+	}
+	if cc.closing {
+		cc.mu.Unlock()
+		return 0, errClosing
+	}
+	cc.nextID++
+	id := cc.nextID
+	cc.pings[id] = ch
+	cc.mu.Unlock()
+	start := time.Now()
+	defer func() {
+		cc.mu.Lock()
+		delete(cc.pings, id)
+		cc.mu.Unlock()
+	}()
+	if err := cc.w.write(nil, &Segment{Type: TypePing, Association: cc.assoc, RequestID: id}); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrConnLost, err)
+	}
+	select {
+	case <-ch:
+		return time.Since(start), nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// finishLocked completes pd and wakes its caller.
+func (cc *clientConn) finishLocked(pd *pending) {
+	if pd.finished {
+		return
+	}
+	pd.finished = true
+	delete(cc.pend, pd.id)
+	wakeLocked(pd)
+}
+
+// wakeLocked tells pd's caller something changed.
+func wakeLocked(pd *pending) {
+	if pd.done != nil && !pd.woken {
+		pd.woken = true
+		close(pd.done)
+	}
+	if pd.notify != nil {
+		select {
+		case pd.notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// fail ends the association: every pending call fails with err.
+func (cc *clientConn) fail(err error) {
+	cc.mu.Lock()
+	if cc.dead == nil {
+		cc.dead = err
+	}
+	cc.closing = true
+	for _, pd := range cc.pend {
+		if pd.err == nil {
+			pd.err = cc.dead
+		}
+		cc.finishLocked(pd)
+	}
+	for _, ch := range cc.waiters {
+		close(ch)
+	}
+	cc.waiters = nil
+	if cc.idle != nil {
+		cc.idle.Stop()
+	}
+	cc.mu.Unlock()
+	cc.w.fail(err)
+	cc.cl.forget(cc)
+}
+
+func (cc *clientConn) readLoop() {
+	defer cc.cl.wg.Done()
+	defer cc.st.Scope().ReleaseMemory(streamMemory)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	err := cc.loop(*bp)
+	if err != nil {
+		cc.fail(fmt.Errorf("%w: %w", ErrConnLost, err))
+		cc.st.Reset()
+	}
+}
+
+// loop reads frames until the stream ends. It returns nil after an
+// orderly close.
+func (cc *clientConn) loop(buf []byte) error {
+	for {
+		raw, err := readMessage(cc.br, buf)
+		if err != nil {
+			return err
+		}
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			return err
+		}
+		if m.NextProto != NextProtoAITP {
+			cc.cl.log.Debug("aitp: control message", "peer", cc.p, "code", firstByte(m.Payload))
+			continue
+		}
+		seg, err := DecodeSegment(m.Payload)
+		if err != nil {
+			return err
+		}
+		switch seg.Type {
+		case TypeResponse, TypeStream:
+			cancel, err := cc.onReply(&seg)
+			if err != nil {
+				return err
+			}
+			if cancel {
+				cc.w.write(nil, &Segment{Type: TypeCancel, Association: cc.assoc, RequestID: seg.RequestID})
+			}
+			if seg.Type == TypeResponse && cc.checkDrained() {
+				return nil
+			}
+		case TypeWindow:
+			cc.mu.Lock()
+			cc.window = max(int(seg.Window), 1)
+			cc.grantLocked()
+			cc.mu.Unlock()
+		case TypePing:
+			cc.w.write(nil, &Segment{Type: TypePong, Association: cc.assoc, RequestID: seg.RequestID})
+		case TypePong:
+			cc.mu.Lock()
+			if ch := cc.pings[seg.RequestID]; ch != nil {
+				delete(cc.pings, seg.RequestID)
+				close(ch)
+			}
+			cc.mu.Unlock()
+		case TypeClose:
+			cc.cl.forget(cc)
+			cc.mu.Lock()
+			cc.closing, cc.closeRecv = true, true
+			cc.mu.Unlock()
+			if cc.checkDrained() {
+				return nil
+			}
+		case TypeCloseAck:
+			cc.mu.Lock()
+			sent := cc.closeSent
+			cc.mu.Unlock()
+			if sent {
+				cc.fail(fmt.Errorf("%w: association closed", ErrConnLost))
+				cc.st.Close()
+				return nil
+			}
+		case TypeAbort:
+			cc.fail(ErrAborted)
+			cc.st.Reset()
+			return nil
+		}
+	}
+}
+
+// onReply handles a STREAM chunk or the final RESPONSE of a call. It
+// reports whether the call overflowed and the remote must get a CANCEL.
+func (cc *clientConn) onReply(seg *Segment) (cancel bool, err error) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	pd := cc.pend[seg.RequestID]
+	if pd == nil {
+		return false, nil // a reply to a call that failed locally
+	}
+	if seg.Sequence != pd.seq {
+		return false, fmt.Errorf("%w: reply sequence %d, expected %d", ErrProtocol, seg.Sequence, pd.seq)
+	}
+	pd.seq++
+	final := seg.Type == TypeResponse
+	if final {
+		cc.releaseLocked()
+		cc.lastUsed = time.Now()
+	}
+	switch {
+	case pd.abandoned || pd.err != nil:
+	case final && seg.Status != StatusOK:
+		pd.status = seg.Status
+		pd.body = append([]byte(nil), seg.Body...)
+	case pd.stream:
+		if len(seg.Body) > 0 {
+			if pd.buffered+len(seg.Body) > cc.cl.cfg.maxStreamBuffer {
+				cancel = !final
+				overflowLocked(pd)
+				break
+			}
+			pd.chunks = append(pd.chunks, append([]byte(nil), seg.Body...))
+			pd.buffered += len(seg.Body)
+			select {
+			case pd.notify <- struct{}{}:
+			default:
+			}
+		}
+	default:
+		if len(pd.body)+len(seg.Body) > cc.cl.cfg.maxResponseBody {
+			cancel = !final
+			overflowLocked(pd)
+			break
+		}
+		if pd.body == nil && final {
+			pd.body = make([]byte, 0, len(seg.Body))
+		}
+		pd.body = append(pd.body, seg.Body...)
+	}
+	if final {
+		cc.finishLocked(pd)
+	}
+	return cancel, nil
+}
+
+// overflowLocked fails a call whose reply outgrew its buffer; the rest of
+// the reply is discarded.
+func overflowLocked(pd *pending) {
+	pd.err = fmt.Errorf("%w: reply over the buffer limit", ErrStreamOverflow)
+	pd.chunks, pd.buffered, pd.body = nil, 0, nil
+	pd.abandoned = true
+	wakeLocked(pd)
+}
+
+// checkDrained sends CLOSE_ACK after a CLOSE from the server once no call
+// is pending, and ends the stream.
+func (cc *clientConn) checkDrained() bool {
+	cc.mu.Lock()
+	if !cc.closeRecv || len(cc.pend) > 0 || cc.closeSent {
+		cc.mu.Unlock()
+		return false
+	}
+	cc.closeSent = true // the acknowledgement is our last segment
+	cc.mu.Unlock()
+	cc.w.write(nil, &Segment{Type: TypeCloseAck, Association: cc.assoc})
+	cc.fail(fmt.Errorf("%w: association closed by the server", ErrConnLost))
+	cc.st.Close()
+	return true
+}
+
+func (cc *clientConn) idleCheck() {
+	idle := cc.cl.cfg.idle
+	cc.mu.Lock()
+	since := time.Since(cc.lastUsed)
+	if cc.dead != nil || cc.closing {
+		cc.mu.Unlock()
+		return
+	}
+	if len(cc.pend) > 0 || cc.inflight > 0 || since < idle {
+		cc.idle.Reset(max(idle-since, time.Millisecond))
+		cc.mu.Unlock()
+		return
+	}
+	cc.closing, cc.closeSent = true, true
+	cc.mu.Unlock()
+	cc.cl.forget(cc)
+	cc.w.write(nil, &Segment{Type: TypeClose, Association: cc.assoc})
+}

@@ -1,0 +1,304 @@
+package aitp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Client calls methods on remote servers. It keeps one stream (one
+// association) per peer and multiplexes calls on it by request id. It is
+// safe for concurrent use. Close aborts every association and waits for
+// the client's reader goroutines.
+type Client struct {
+	h      host.Host
+	cfg    clientConfig
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	conns    map[peer.ID]*clientConn
+	dialing  map[peer.ID]*dial
+	breakers map[peer.ID]*breaker
+	closed   bool
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+type dial struct {
+	done chan struct{}
+	cc   *clientConn
+	err  error
+}
+
+// NewClient returns a client that opens streams from h.
+func NewClient(h host.Host, opts ...ClientOption) *Client {
+	cfg := defaultClientConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Client{
+		h: h, cfg: cfg, log: cfg.log, ctx: ctx, cancel: cancel,
+		conns:    make(map[peer.ID]*clientConn),
+		dialing:  make(map[peer.ID]*dial),
+		breakers: make(map[peer.ID]*breaker),
+	}
+}
+
+// Close aborts every association (pending calls fail with ErrClosed) and
+// waits for the reader goroutines. It is idempotent.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		conns := make([]*clientConn, 0, len(c.conns))
+		for _, cc := range c.conns {
+			conns = append(conns, cc)
+		}
+		c.conns = map[peer.ID]*clientConn{}
+		c.mu.Unlock()
+		c.cancel()
+		for _, cc := range conns {
+			cc.w.write(nil, &Segment{Type: TypeAbort, Association: cc.assoc})
+			cc.fail(ErrClosed)
+			cc.st.Reset()
+		}
+	})
+	c.wg.Wait()
+	return nil
+}
+
+// BreakerState reports the circuit breaker's state for p.
+func (c *Client) BreakerState(p peer.ID) BreakerState {
+	return c.breaker(p).current(c.cfg.now(), c.cfg.breakerCooldown)
+}
+
+func (c *Client) breaker(p peer.ID) *breaker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.breakers[p]
+	if b == nil {
+		b = &breaker{}
+		c.breakers[p] = b
+	}
+	return b
+}
+
+func (c *Client) check(method string, body []byte) error {
+	if !ValidMethod(method) {
+		return fmt.Errorf("%w: %q", ErrBadMethod, method)
+	}
+	if len(body) > c.cfg.maxRequestBody {
+		return fmt.Errorf("%w: %d octets, limit %d", ErrBodyTooLarge, len(body), c.cfg.maxRequestBody)
+	}
+	return nil
+}
+
+// Call invokes method on p with body and returns the reply body. A
+// failure reported by the remote is an *Error (errors.As) carrying its
+// status; ErrCircuitOpen means the call was not attempted.
+func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte, opts ...CallOption) ([]byte, error) {
+	var cfg callConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := c.check(method, body); err != nil {
+		return nil, err
+	}
+	b := c.breaker(p)
+	probe, err := b.allow(c.cfg.now(), c.cfg.breakerCooldown)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.callOnce(ctx, p, method, body)
+	if err != nil && cfg.idempotent && errors.Is(err, ErrConnLost) && ctx.Err() == nil {
+		c.log.Debug("aitp: retrying idempotent call", "peer", p, "method", method, "err", err)
+		out, err = c.callOnce(ctx, p, method, body)
+	}
+	b.record(classify(err), probe, c.cfg.now(), c.cfg.breakerFailures)
+	return out, err
+}
+
+func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []byte) ([]byte, error) {
+	cc, pd, err := c.start(ctx, p, method, body, false)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-pd.done:
+		return pd.result()
+	case <-ctx.Done():
+		if cc.abandon(pd) {
+			return pd.result()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// start sends a request on p's association, opening one when needed.
+func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byte, stream bool) (*clientConn, *pending, error) {
+	for {
+		cc, err := c.conn(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		pd, err := cc.send(ctx, method, body, stream)
+		if errors.Is(err, errClosing) {
+			continue // the association began closing: use a new one
+		}
+		return cc, pd, err
+	}
+}
+
+// Stream invokes method asking for a streamed reply: each chunk the
+// handler writes comes out of Next in order.
+func (c *Client) Stream(ctx context.Context, p peer.ID, method string, body []byte, opts ...CallOption) (*ReplyStream, error) {
+	if err := c.check(method, body); err != nil {
+		return nil, err
+	}
+	b := c.breaker(p)
+	probe, err := b.allow(c.cfg.now(), c.cfg.breakerCooldown)
+	if err != nil {
+		return nil, err
+	}
+	cc, pd, err := c.start(ctx, p, method, body, true)
+	if err != nil {
+		b.record(classify(err), probe, c.cfg.now(), c.cfg.breakerFailures)
+		return nil, err
+	}
+	return &ReplyStream{ctx: ctx, cc: cc, pd: pd, b: b, probe: probe, cl: c}, nil
+}
+
+// Ping measures the round trip of a PING on p's association.
+func (c *Client) Ping(ctx context.Context, p peer.ID) (time.Duration, error) {
+	for {
+		cc, err := c.conn(ctx, p)
+		if err != nil {
+			return 0, err
+		}
+		d, err := cc.ping(ctx)
+		if errors.Is(err, errClosing) {
+			continue
+		}
+		return d, err
+	}
+}
+
+// conn returns p's open association, opening it once for concurrent
+// callers.
+func (c *Client) conn(ctx context.Context, p peer.ID) (*clientConn, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if cc := c.conns[p]; cc != nil {
+		c.mu.Unlock()
+		return cc, nil
+	}
+	d := c.dialing[p]
+	if d == nil {
+		d = &dial{done: make(chan struct{})}
+		c.dialing[p] = d
+		c.mu.Unlock()
+		d.cc, d.err = c.open(ctx, p)
+		c.mu.Lock()
+		delete(c.dialing, p)
+		if d.err == nil {
+			if c.closed {
+				d.err = ErrClosed
+				d.cc.st.Reset()
+			} else {
+				c.conns[p] = d.cc
+				c.wg.Add(1)
+				go d.cc.readLoop()
+			}
+		}
+		c.mu.Unlock()
+		close(d.done)
+		return d.cc, d.err
+	}
+	c.mu.Unlock()
+	select {
+	case <-d.done:
+		if d.err != nil {
+			return nil, d.err
+		}
+		return d.cc, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// forget removes cc from the map of usable associations.
+func (c *Client) forget(cc *clientConn) {
+	c.mu.Lock()
+	if c.conns[cc.p] == cc {
+		delete(c.conns, cc.p)
+	}
+	c.mu.Unlock()
+}
+
+// ReplyStream is the reply of a Stream call. It is not safe for
+// concurrent use.
+type ReplyStream struct {
+	ctx   context.Context
+	cl    *Client
+	cc    *clientConn
+	pd    *pending
+	b     *breaker
+	probe bool
+	ended bool
+}
+
+// Next returns the next reply chunk, io.EOF after the last one, or the
+// call's error (an *Error for a remote failure).
+func (rs *ReplyStream) Next() ([]byte, error) {
+	for {
+		chunk, fin, err := rs.cc.nextChunk(rs.pd)
+		if chunk != nil {
+			return chunk, nil
+		}
+		if fin {
+			rs.end(err)
+			if err == nil {
+				return nil, io.EOF
+			}
+			return nil, err
+		}
+		select {
+		case <-rs.pd.notify:
+		case <-rs.ctx.Done():
+			rs.Close()
+			return nil, rs.ctx.Err()
+		}
+	}
+}
+
+func (rs *ReplyStream) end(err error) {
+	if rs.ended {
+		return
+	}
+	rs.ended = true
+	rs.b.record(classify(err), rs.probe, rs.cl.cfg.now(), rs.cl.cfg.breakerFailures)
+}
+
+// Close abandons the call when it has not finished (the remote is sent a
+// CANCEL). It is idempotent.
+func (rs *ReplyStream) Close() error {
+	if !rs.ended {
+		rs.cc.abandon(rs.pd)
+		rs.end(context.Canceled)
+	}
+	return nil
+}

@@ -1,0 +1,582 @@
+package aitp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// serverConn is the server end of one stream and its association.
+type serverConn struct {
+	srv    *Server
+	st     network.Stream
+	remote peer.ID
+	w      *frameWriter
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	assoc atomic.Uint32
+
+	mu         sync.Mutex
+	reqs       map[uint32]*serverReq
+	partial    int // octets held by requests still arriving
+	closeSent  bool
+	closeRecv  bool
+	closeAcked bool
+	finished   bool // the stream is done; no more frames
+
+	lastActive atomic.Int64 // unix nanoseconds
+	idle       *time.Timer
+}
+
+// serverReq is one request on a serverConn.
+type serverReq struct {
+	id       uint32
+	method   string
+	handler  Handler
+	flags    uint8
+	deadline time.Duration
+	body     []byte
+	inSeq    uint32 // next inbound STREAM sequence
+	reserved int    // octets reserved from the stream scope
+	running  bool
+	cancel   context.CancelFunc
+
+	mu      sync.Mutex // guards outSeq and done
+	outSeq  uint32
+	done    bool // the final RESPONSE went out (or must never go out)
+	started time.Time
+}
+
+func newServerConn(s *Server, st network.Stream, remote peer.ID) *serverConn {
+	ctx, cancel := context.WithCancel(s.ctx)
+	c := &serverConn{
+		srv: s, st: st, remote: remote, w: newFrameWriter(st),
+		ctx: ctx, cancel: cancel, reqs: make(map[uint32]*serverReq),
+	}
+	c.touch()
+	return c
+}
+
+func (c *serverConn) assocID() uint32 { return c.assoc.Load() }
+
+func (c *serverConn) touch() { c.lastActive.Store(time.Now().UnixNano()) }
+
+// run is the read loop. It returns when the stream ends, after tearing
+// the association down.
+func (c *serverConn) run() {
+	c.idle = time.AfterFunc(c.srv.cfg.idle, c.idleCheck)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	br := bufio.NewReaderSize(c.st, readBufSize)
+	err := c.loop(br, *bp)
+	c.teardown(err)
+}
+
+func (c *serverConn) loop(br *bufio.Reader, buf []byte) error {
+	log := c.srv.log
+	for {
+		raw, err := readMessage(br, buf)
+		if err != nil {
+			return err
+		}
+		c.touch()
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			return err
+		}
+		if m.TTL == 0 {
+			c.w.writeControl(ControlTTLExceeded, 2, raw)
+			continue
+		}
+		if len(m.Dst) > 0 && string(m.Dst) != c.srv.cfg.localAddr {
+			c.w.writeControl(ControlDestinationUnknown, MessageHeaderSize, raw)
+			continue
+		}
+		switch m.NextProto {
+		case NextProtoAITP:
+		case NextProtoControl:
+			log.Debug("aitp: control message", "peer", c.remote, "code", firstByte(m.Payload))
+			continue
+		default:
+			c.w.writeControl(ControlProtocolUnsupported, 3, raw)
+			continue
+		}
+		dl, must, err := parseOptions(m.Options)
+		if err != nil {
+			return err
+		}
+		if must {
+			c.w.writeControl(ControlParameterProblem, uint16(MessageHeaderSize+len(m.Src)+len(m.Dst)), raw)
+			continue
+		}
+		seg, err := DecodeSegment(m.Payload)
+		if err != nil {
+			if len(m.Payload) < SegmentHeaderSize {
+				return err
+			}
+			// The header is readable: answer the request id.
+			seg.Method, seg.Body = nil, nil
+			c.reply(seg.RequestID, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "%v", err))
+			continue
+		}
+		if err := c.onSegment(&seg, dl); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		fin := c.finished
+		c.mu.Unlock()
+		if fin {
+			return nil
+		}
+	}
+}
+
+func firstByte(b []byte) int {
+	if len(b) == 0 {
+		return -1
+	}
+	return int(b[0])
+}
+
+// reply sends a final error RESPONSE for a request that never reached a
+// handler.
+func (c *serverConn) reply(id uint32, e *Error) {
+	c.w.write(nil, &Segment{Type: TypeResponse, Flags: FlagFin, Status: e.Status,
+		Association: c.assocID(), RequestID: id, Body: e.body()})
+}
+
+func (c *serverConn) onSegment(seg *Segment, deadlineMS uint32) error {
+	switch seg.Type {
+	case TypeOpen:
+		if seg.Association == 0 {
+			return fmt.Errorf("%w: association 0", ErrProtocol)
+		}
+		if a := c.assocID(); a != 0 && a != seg.Association {
+			return fmt.Errorf("%w: second association on a stream", ErrProtocol)
+		}
+		c.assoc.Store(seg.Association)
+		return c.w.write(nil, &Segment{Type: TypeAccept, Association: seg.Association, Window: uint16(c.srv.window.Load())})
+	case TypeRequest:
+		return c.onRequest(seg, deadlineMS)
+	case TypeStream:
+		return c.onStream(seg)
+	case TypeCancel:
+		c.mu.Lock()
+		r := c.reqs[seg.RequestID]
+		if r != nil && !r.running {
+			c.dropPartialLocked(r)
+		}
+		c.mu.Unlock()
+		if r == nil {
+			return nil
+		}
+		if r.running {
+			r.cancel()
+			return nil
+		}
+		c.srv.release(c.remote)
+		c.reply(r.id, Errorf(StatusError, CodeCanceled, "", "canceled by the caller"))
+		c.checkDrained()
+		return nil
+	case TypePing:
+		return c.w.write(nil, &Segment{Type: TypePong, Association: seg.Association, RequestID: seg.RequestID})
+	case TypeClose:
+		c.mu.Lock()
+		c.closeRecv = true
+		c.mu.Unlock()
+		c.checkDrained()
+		return nil
+	case TypeCloseAck:
+		c.mu.Lock()
+		c.closeAcked = true
+		c.mu.Unlock()
+		c.checkDrained()
+		return nil
+	case TypeAbort:
+		c.abort(false)
+		return nil
+	default:
+		// PONG, WINDOW, ACCEPT and RESPONSE have no meaning towards a
+		// server; unknown types are ignored for forward compatibility.
+		return nil
+	}
+}
+
+func (c *serverConn) onRequest(seg *Segment, deadlineMS uint32) error {
+	id := seg.RequestID
+	if !ValidMethod(seg.Method) {
+		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "invalid method name"))
+		return nil
+	}
+	if seg.Flags&FlagNoReply != 0 {
+		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "NO_REPLY is not supported"))
+		return nil
+	}
+	if seg.Association == 0 {
+		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "association 0"))
+		return nil
+	}
+	if a := c.assocID(); a == 0 {
+		c.assoc.Store(seg.Association) // a REQUEST opens the association implicitly
+	} else if a != seg.Association {
+		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "unknown association"))
+		return nil
+	}
+	c.mu.Lock()
+	if _, dup := c.reqs[id]; dup {
+		c.mu.Unlock()
+		return fmt.Errorf("%w: duplicate request id %d", ErrProtocol, id)
+	}
+	closing := c.closeSent || c.closeRecv
+	full := len(c.reqs) >= int(c.srv.window.Load())
+	c.mu.Unlock()
+	if closing {
+		c.reply(id, Errorf(StatusBusy, CodeBusy, "", "association closing"))
+		return nil
+	}
+	h := (*c.srv.handlers.Load())[string(seg.Method)]
+	if h == nil {
+		c.reply(id, Errorf(StatusNotFound, CodeNotFound, "", "no method %q", seg.Method))
+		return nil
+	}
+	if full || !c.srv.admit(c.remote) {
+		c.reply(id, Errorf(StatusBusy, CodeBusy, "", "window of %d requests exceeded", c.srv.window.Load()))
+		return nil
+	}
+	r := &serverReq{
+		id: id, method: string(seg.Method), handler: h, flags: seg.Flags,
+		deadline: time.Duration(deadlineMS) * time.Millisecond, inSeq: 1,
+	}
+	if len(seg.Body) > c.srv.cfg.maxRequestBody {
+		c.srv.release(c.remote)
+		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "request body over %d octets", c.srv.cfg.maxRequestBody))
+		return nil
+	}
+	r.body = append(make([]byte, 0, len(seg.Body)), seg.Body...)
+	c.mu.Lock()
+	c.reqs[id] = r
+	if seg.Flags&FlagFin == 0 {
+		c.partial += len(r.body)
+		c.mu.Unlock()
+		return nil
+	}
+	r.running = true
+	c.mu.Unlock()
+	c.start(r)
+	return nil
+}
+
+func (c *serverConn) onStream(seg *Segment) error {
+	c.mu.Lock()
+	r := c.reqs[seg.RequestID]
+	if r == nil || r.running {
+		// A chunk of a request already refused or canceled.
+		c.mu.Unlock()
+		return nil
+	}
+	if seg.Sequence != r.inSeq {
+		c.dropPartialLocked(r)
+		c.mu.Unlock()
+		c.srv.release(c.remote)
+		c.reply(r.id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "STREAM sequence %d, expected %d", seg.Sequence, r.inSeq))
+		c.checkDrained()
+		return nil
+	}
+	r.inSeq++
+	var refuse *Error
+	switch {
+	case len(r.body)+len(seg.Body) > c.srv.cfg.maxRequestBody:
+		refuse = Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "request body over %d octets", c.srv.cfg.maxRequestBody)
+	case c.partial+len(seg.Body) > c.srv.cfg.maxPartialBytes:
+		refuse = Errorf(StatusBusy, CodeBusy, "", "too many request octets in flight")
+	default:
+		if err := c.st.Scope().ReserveMemory(len(seg.Body), network.ReservationPriorityLow); err != nil {
+			refuse = Errorf(StatusBusy, CodeBusy, "", "out of memory for request bodies")
+		}
+	}
+	if refuse != nil {
+		c.dropPartialLocked(r)
+		c.mu.Unlock()
+		c.srv.release(c.remote)
+		c.reply(r.id, refuse)
+		c.checkDrained()
+		return nil
+	}
+	r.reserved += len(seg.Body)
+	r.body = append(r.body, seg.Body...)
+	c.partial += len(seg.Body)
+	if seg.Flags&FlagFin == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	c.partial -= len(r.body)
+	r.running = true
+	c.mu.Unlock()
+	c.start(r)
+	return nil
+}
+
+// dropPartialLocked forgets a request that never started.
+func (c *serverConn) dropPartialLocked(r *serverReq) {
+	delete(c.reqs, r.id)
+	c.partial -= len(r.body)
+	if r.reserved > 0 {
+		c.st.Scope().ReleaseMemory(r.reserved)
+		r.reserved = 0
+	}
+}
+
+// start runs the handler of a complete request in its own goroutine.
+func (c *serverConn) start(r *serverReq) {
+	timeout := c.srv.cfg.handlerTimeout
+	if r.deadline > 0 && r.deadline < timeout {
+		timeout = r.deadline
+	}
+	r.started = time.Now()
+	ctx, cancel := context.WithDeadline(c.ctx, r.started.Add(timeout))
+	r.cancel = cancel
+	c.srv.wg.Add(1)
+	go c.serve(ctx, r)
+}
+
+func (c *serverConn) serve(ctx context.Context, r *serverReq) {
+	defer c.srv.wg.Done()
+	stop := context.AfterFunc(ctx, func() {
+		if ctx.Err() == context.DeadlineExceeded {
+			c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
+		}
+	})
+	dl, _ := ctx.Deadline()
+	req := &Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
+	w := &respWriter{c: c, r: r, stream: req.StreamReply, max: c.srv.cfg.maxResponseBody}
+	err := c.call(ctx, r.handler, w, req)
+	stop()
+	switch {
+	case err == nil:
+		c.finish(r, nil, w.buf)
+	case ctx.Err() == context.DeadlineExceeded:
+		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded"), nil)
+	default:
+		var e *Error
+		if !errors.As(err, &e) {
+			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				e = Errorf(StatusError, CodeCanceled, "", "canceled")
+			} else {
+				e = Errorf(StatusError, CodeInternal, "", "%v", err)
+			}
+		}
+		c.finish(r, e, nil)
+	}
+	r.cancel()
+	c.mu.Lock()
+	delete(c.reqs, r.id)
+	if r.reserved > 0 {
+		c.st.Scope().ReleaseMemory(r.reserved)
+		r.reserved = 0
+	}
+	c.mu.Unlock()
+	c.srv.release(c.remote)
+	c.checkDrained()
+}
+
+// call runs the authorizer and the handler, turning a panic into an error.
+func (c *serverConn) call(ctx context.Context, h Handler, w *respWriter, req *Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("aitp: handler panic", "peer", c.remote, "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			err = Errorf(StatusError, CodeInternal, "", "handler failed")
+		}
+	}()
+	if a := c.srv.cfg.authorize; a != nil {
+		if err := a(ctx, req.Remote, req.Method); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return e
+			}
+			return Errorf(StatusUnauthorized, CodeUnauthorized, "", "%v", err)
+		}
+	}
+	return h.ServeAITP(ctx, w, req)
+}
+
+// finish sends the final RESPONSE once: the error's status and body, or
+// OK with body (split into STREAM chunks when larger than one message).
+func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.done = true
+	st := StatusOK
+	if e != nil {
+		st, body = e.Status, e.body()
+	}
+	max := maxChunk(0, 0)
+	for len(body) > max {
+		if c.w.write(nil, &Segment{Type: TypeStream, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body[:max]}) != nil {
+			return
+		}
+		r.outSeq++
+		body = body[max:]
+	}
+	c.w.write(nil, &Segment{Type: TypeResponse, Flags: FlagFin, Status: st, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body})
+}
+
+// respWriter is the ResponseWriter of one request.
+type respWriter struct {
+	c      *serverConn
+	r      *serverReq
+	stream bool
+	max    int
+	buf    []byte
+}
+
+func (w *respWriter) Write(p []byte) (int, error) {
+	if !w.stream {
+		if len(w.buf)+len(p) > w.max {
+			return 0, fmt.Errorf("%w: reply over %d octets", ErrBodyTooLarge, w.max)
+		}
+		w.buf = append(w.buf, p...)
+		return len(p), nil
+	}
+	r := w.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return 0, fmt.Errorf("%w: call finished", ErrClosed)
+	}
+	max := maxChunk(0, 0)
+	n := 0
+	for rest := p; len(rest) > 0; {
+		k := min(len(rest), max)
+		if err := w.c.w.write(nil, &Segment{Type: TypeStream, Association: w.c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: rest[:k]}); err != nil {
+			return n, err
+		}
+		r.outSeq++
+		n += k
+		rest = rest[k:]
+	}
+	return n, nil
+}
+
+// startClose sends CLOSE: no new requests; the stream ends once in-flight
+// requests are done and the peer has answered CLOSE_ACK.
+func (c *serverConn) startClose() {
+	c.mu.Lock()
+	if c.closeSent || c.finished {
+		c.mu.Unlock()
+		return
+	}
+	c.closeSent = true
+	c.mu.Unlock()
+	c.w.write(nil, &Segment{Type: TypeClose, Association: c.assocID()})
+	c.checkDrained()
+}
+
+// checkDrained completes an orderly close once nothing is in flight.
+func (c *serverConn) checkDrained() {
+	c.mu.Lock()
+	if c.finished || len(c.reqs) > 0 {
+		c.mu.Unlock()
+		return
+	}
+	switch {
+	case c.closeRecv:
+		c.finished = true
+		c.mu.Unlock()
+		c.w.write(nil, &Segment{Type: TypeCloseAck, Association: c.assocID()})
+	case c.closeSent && c.closeAcked:
+		c.finished = true
+		c.mu.Unlock()
+	default:
+		c.mu.Unlock()
+		return
+	}
+	c.st.Close()
+}
+
+// abort fails every in-flight request: handlers are canceled and nothing
+// more is sent. With notify it tells the peer with ABORT first.
+func (c *serverConn) abort(notify bool) {
+	c.mu.Lock()
+	if c.finished {
+		c.mu.Unlock()
+		return
+	}
+	c.finished = true
+	for _, r := range c.reqs {
+		r.mu.Lock()
+		r.done = true
+		r.mu.Unlock()
+	}
+	c.mu.Unlock()
+	if notify {
+		c.w.write(nil, &Segment{Type: TypeAbort, Association: c.assocID()})
+	}
+	c.w.fail(ErrAborted)
+	c.cancel()
+	c.st.Reset()
+}
+
+func (c *serverConn) idleCheck() {
+	idle := c.srv.cfg.idle
+	c.mu.Lock()
+	if c.finished {
+		c.mu.Unlock()
+		return
+	}
+	since := time.Since(time.Unix(0, c.lastActive.Load()))
+	busy := len(c.reqs) > 0
+	sent := c.closeSent
+	c.mu.Unlock()
+	switch {
+	case busy || since < idle:
+		c.idle.Reset(max(idle-since, time.Millisecond))
+	case !sent:
+		c.srv.log.Debug("aitp: idle association", "peer", c.remote)
+		c.startClose()
+		c.idle.Reset(idle)
+	default:
+		// CLOSE went unanswered for a whole idle period.
+		c.abort(false)
+	}
+}
+
+// teardown runs when the read loop ends.
+func (c *serverConn) teardown(err error) {
+	if c.idle != nil {
+		c.idle.Stop()
+	}
+	c.mu.Lock()
+	clean := c.finished
+	var partial []*serverReq
+	for _, r := range c.reqs {
+		if !r.running {
+			partial = append(partial, r)
+		}
+	}
+	for _, r := range partial {
+		c.dropPartialLocked(r)
+	}
+	c.mu.Unlock()
+	for range partial {
+		c.srv.release(c.remote)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.srv.log.Debug("aitp: stream failed", "peer", c.remote, "err", err)
+	}
+	if !clean {
+		c.abort(false)
+	}
+}
