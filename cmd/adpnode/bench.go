@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/eval"
+	"github.com/adpnode/adpnode/scoring/synthetic"
+)
+
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "bench", Short: "Measure adpnode components"}
+	cmd.AddCommand(newBenchDiscoverCmd())
+	return cmd
+}
+
+type benchDiscoverOpts struct {
+	cards, queries, run, qrels string
+	depth                      int
+	baseline                   bool
+	tag                        string
+
+	synthetic     int
+	seed          uint64
+	perKind       int
+	naivePerKind  int
+	naive         bool
+	syntheticOnly bool
+}
+
+func newBenchDiscoverCmd() *cobra.Command {
+	var o benchDiscoverOpts
+	cmd := &cobra.Command{
+		Use:   "discover",
+		Short: "Rank queries against a card file, or measure the index on a synthetic corpus",
+		Long: `Ranks every query of --queries (JSON lines {"id": "...", "request": {adp.discover request}})
+against the cards of --cards (one card JSON per line; unsigned cards are allowed),
+writes a TREC run file (query_id Q0 agent_id rank score tag) with --run, and with
+--qrels (query_id<TAB>agent_id<TAB>relevance) prints nDCG@10, Recall@10 and Recall@50.
+
+With --synthetic N it generates a deterministic corpus of N agents and prints the
+index build time, upsert latency, index memory per card and discover p50/p99 for
+tag-only, text-only and mixed queries, beside a naive scan over the same corpus.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			switch {
+			case o.synthetic > 0 && o.cards == "":
+				return benchSynthetic(out, o)
+			case o.synthetic == 0 && o.cards != "" && o.queries != "":
+				return benchFiles(out, o)
+			}
+			return errors.New("give --cards and --queries, or --synthetic N")
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.cards, "cards", "", "cards, one JSON object per line")
+	f.StringVar(&o.queries, "queries", "", `queries, one {"id", "request"} JSON object per line`)
+	f.StringVar(&o.run, "run", "", "write a TREC run file here")
+	f.StringVar(&o.qrels, "qrels", "", "relevance judgements: query_id<TAB>agent_id<TAB>relevance")
+	f.IntVar(&o.depth, "depth", 100, "rank at least this many results per query (raises the request's limit)")
+	f.BoolVar(&o.baseline, "baseline", false, "plain BM25 baseline: equal field weights, no stemming, text factor only")
+	f.StringVar(&o.tag, "tag", "adpnode", "run tag written in the run file")
+	f.IntVar(&o.synthetic, "synthetic", 0, "generate a corpus of N agents and measure the index")
+	f.Uint64Var(&o.seed, "seed", 1, "synthetic corpus seed")
+	f.IntVar(&o.perKind, "queries-per-kind", 300, "synthetic queries per query family for the index")
+	f.IntVar(&o.naivePerKind, "naive-queries-per-kind", 50, "synthetic queries per family for the naive scan")
+	f.BoolVar(&o.naive, "naive", true, "also measure the naive scan over the same corpus")
+	return cmd
+}
+
+// benchQuery is one line of a queries file.
+type benchQuery struct {
+	ID      string          `json:"id"`
+	Request json.RawMessage `json:"request"`
+}
+
+func baselineOptions(baseline bool) []scoring.Option {
+	if !baseline {
+		return nil
+	}
+	return []scoring.Option{
+		scoring.WithWeights(scoring.Weights{Semantic: 1}),
+		scoring.WithFieldWeights(scoring.FieldWeights{Name: 1, Skills: 1, Description: 1, Tools: 1, Schema: 1}),
+		scoring.WithStemming(false),
+	}
+}
+
+func openLines(path string, fn func(n int, line []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*adp.MaxCardSize)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func benchFiles(out io.Writer, o benchDiscoverOpts) error {
+	idx, err := scoring.New(baselineOptions(o.baseline)...)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	err = openLines(o.cards, func(_ int, line []byte) error {
+		c, err := adp.ParseCard(line)
+		if err != nil {
+			return err
+		}
+		return idx.Upsert(node.DocFromCard(c, time.Time{}, time.Time{}))
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "cards: %d indexed in %v\n", idx.Len(), time.Since(start).Round(time.Millisecond))
+
+	var run io.Writer = io.Discard
+	if o.run != "" {
+		f, err := os.Create(o.run)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		run = bw
+	}
+	runs := make(map[string][]string)
+	var lat []time.Duration
+	now := time.Now()
+	err = openLines(o.queries, func(_ int, line []byte) error {
+		var bq benchQuery
+		if err := json.Unmarshal(line, &bq); err != nil {
+			return err
+		}
+		if bq.ID == "" || strings.ContainsAny(bq.ID, " \t\n") {
+			return fmt.Errorf("query id %q is empty or has white space", bq.ID)
+		}
+		req, err := adp.ParseDiscoverRequest(bq.Request)
+		if err != nil {
+			return err
+		}
+		q, _ := node.QueryFromRequest(req)
+		q.Limit = max(q.Limit, o.depth)
+		t := time.Now()
+		res := idx.Search(q, nil, now)
+		lat = append(lat, time.Since(t))
+		ids := make([]string, len(res.Hits))
+		scores := make([]float64, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i], scores[i] = h.ID, h.Score
+		}
+		runs[bq.ID] = ids
+		return eval.WriteRun(run, bq.ID, ids, scores, o.tag)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "queries: %d, discover p50 %v p99 %v\n", len(runs), eval.Percentile(lat, 50), eval.Percentile(lat, 99))
+	if o.qrels == "" {
+		return nil
+	}
+	f, err := os.Open(o.qrels)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	qrels, err := eval.ReadQrels(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.qrels, err)
+	}
+	m := eval.Evaluate(runs, qrels)
+	mode := "full ranker"
+	if o.baseline {
+		mode = "BM25 baseline"
+	}
+	fmt.Fprintf(out, "%s on %d judged queries: nDCG@10 %.4f  Recall@10 %.4f  Recall@50 %.4f\n", mode, m.Queries, m.NDCG10, m.Recall10, m.Recall50)
+	return nil
+}
+
+func heapAlloc() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+type latencies struct{ p50, p99 time.Duration }
+
+func measure(n int, fn func(i int)) latencies {
+	for i := range min(n, 10) { // warm-up
+		fn(i)
+	}
+	d := make([]time.Duration, n)
+	for i := range n {
+		t := time.Now()
+		fn(i)
+		d[i] = time.Since(t)
+	}
+	return latencies{eval.Percentile(d, 50), eval.Percentile(d, 99)}
+}
+
+func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
+	n := o.synthetic
+	g := synthetic.New(o.seed)
+	now := g.Now()
+	fmt.Fprintf(out, "synthetic corpus: %d agents, seed %d, GOMAXPROCS %d, %s\n", n, o.seed, runtime.GOMAXPROCS(0), loadAvg())
+
+	ups := make([]time.Duration, n)
+	before := heapAlloc()
+	idx, err := scoring.New()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	for i := range n {
+		d := g.Doc(i)
+		t := time.Now()
+		if err := idx.Upsert(d); err != nil {
+			return err
+		}
+		ups[i] = time.Since(t)
+	}
+	build := time.Since(start)
+	after := heapAlloc()
+	var sum time.Duration
+	for _, u := range ups {
+		sum += u
+	}
+	st := idx.Stats()
+	fmt.Fprintf(out, "index build: %v (corpus generation included); upsert mean %.2f µs, p50 %v, p99 %v\n",
+		build.Round(time.Millisecond), float64(sum.Nanoseconds())/float64(n)/1e3, eval.Percentile(ups, 50), eval.Percentile(ups, 99))
+	fmt.Fprintf(out, "index memory: %.0f B/card (heap after GC: %.1f MiB for %d cards); %d terms, %d postings, %d example postings, %d tag postings\n",
+		float64(after-before)/float64(n), float64(after-before)/(1<<20), n, st.Terms, st.Postings, st.ExamplePostings, st.TagPostings)
+
+	kinds := []synthetic.Kind{synthetic.TagOnly, synthetic.TextOnly, synthetic.Mixed}
+	indexLat := make(map[synthetic.Kind]latencies)
+	indexTop := make(map[synthetic.Kind][][]string)
+	for _, k := range kinds {
+		tops := make([][]string, o.naivePerKind)
+		indexLat[k] = measure(o.perKind, func(i int) {
+			res := idx.Search(g.Query(k, i), g.Signals, now)
+			if i < len(tops) {
+				tops[i] = hitIDs(res.Hits)
+			}
+		})
+		indexTop[k] = tops
+	}
+	ups = nil
+	if !o.naive {
+		for _, k := range kinds {
+			fmt.Fprintf(out, "%-10s index p50 %9v p99 %9v\n", k, indexLat[k].p50, indexLat[k].p99)
+		}
+		return nil
+	}
+	idx = nil
+	runtime.GC()
+	nv, err := scoring.NewNaive()
+	if err != nil {
+		return err
+	}
+	start = time.Now()
+	for i := range n {
+		if err := nv.Upsert(g.Doc(i)); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "naive build: %v\n", time.Since(start).Round(time.Millisecond))
+	agree, compared := 0, 0
+	fmt.Fprintf(out, "%-10s %12s %12s %12s %12s %9s %9s\n", "queries", "index p50", "index p99", "naive p50", "naive p99", "x p50", "x p99")
+	for _, k := range kinds {
+		tops := indexTop[k]
+		nl := measure(o.naivePerKind, func(i int) { nv.Search(g.Query(k, i), g.Signals, now) })
+		for i, top := range tops {
+			compared++
+			if slices.Equal(hitIDs(nv.Search(g.Query(k, i), g.Signals, now).Hits), top) {
+				agree++
+			}
+		}
+		il := indexLat[k]
+		fmt.Fprintf(out, "%-10s %12v %12v %12v %12v %8.1fx %8.1fx\n", k, il.p50, il.p99, nl.p50, nl.p99,
+			float64(nl.p50)/float64(il.p50), float64(nl.p99)/float64(il.p99))
+	}
+	fmt.Fprintf(out, "top-10 agreement index vs naive: %d/%d queries\n", agree, compared)
+	return nil
+}
+
+func hitIDs(hs []scoring.Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// loadAvg reports the machine load, which matters on a shared machine.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "load unknown"
+	}
+	return "load " + strings.Join(f[:3], " ")
+}
