@@ -1,0 +1,148 @@
+package gossip_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/p2pnet"
+)
+
+// TestRebroadcastReachesLateJoiner sets the own card before the node has
+// any peer; the card must reach a first neighbour once the mesh forms, be
+// re-broadcast on the interval, and reach a node that connects later.
+func TestRebroadcastReachesLateJoiner(t *testing.T) {
+	nw := newNet(t, 3, p2pnet.Unconnected)
+	reg := prometheus.NewRegistry()
+	a := startNodes(t, nw, 0, 1, gossip.RebroadcastInterval(50*time.Millisecond), gossip.Jitter(10*time.Millisecond))[0]
+	b := startNodes(t, nw, 1, 2, gossip.Registerer(reg))[0]
+	c := startNodes(t, nw, 2, 3)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	v1 := newCard(t, a.sk, 1, "alpha")
+	if err := a.g.SetOwnCard(v1); err != nil {
+		t.Fatal(err)
+	}
+	if err := nw.Connect(ctx, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "card at the first neighbour", func() bool { return b.store.seq(a.agent()) == 1 })
+	waitFor(t, 10*time.Second, "re-broadcasts ignored as not newer", func() bool { return b.g.Stats().Ignored >= 2 })
+
+	if err := nw.Connect(ctx, 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "card at the late joiner", func() bool { return c.store.seq(a.agent()) == 1 })
+
+	v2 := newCard(t, a.sk, 2, "alpha")
+	if err := a.g.SetOwnCard(v2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "new card everywhere", func() bool {
+		return b.store.seq(a.agent()) == 2 && c.store.seq(a.agent()) == 2
+	})
+	if n := len(b.store.deliveries()); n != 2 {
+		t.Errorf("node b was handed %d cards, want 2 (re-broadcasts are not news)", n)
+	}
+
+	// The counters reached Prometheus.
+	got := gathered(t, reg)
+	if got["accepted/"] != 2 || got["ignored/"+gossip.ReasonNotNewer] < 2 {
+		t.Errorf("metrics %v, want 2 accepted and at least 2 ignored", got)
+	}
+	// A second registration on the same registry fails; after Close it
+	// succeeds.
+	if _, err := gossip.New(nw.Hosts()[1], gossip.Registerer(reg)); err == nil {
+		t.Error("two Gossips registered the same metrics")
+	}
+	if err := b.g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g, err := gossip.New(nw.Hosts()[1], gossip.Registerer(reg))
+	if err != nil {
+		t.Fatalf("New after Close: %v", err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gathered returns adp_gossip_messages_total by "result/reason".
+func gathered(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]float64)
+	for _, mf := range mfs {
+		if mf.GetName() != "adp_gossip_messages_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var result, reason string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "result":
+					result = l.GetValue()
+				case "reason":
+					reason = l.GetValue()
+				}
+			}
+			out[result+"/"+reason] = m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+func TestPublishChecksOwnership(t *testing.T) {
+	nw := newNet(t, 2, p2pnet.Full)
+	nodes := startNodes(t, nw, 0, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	other := newCard(t, nodes[1].sk, 1, "beta")
+	if err := nodes[0].g.Publish(ctx, other); !errors.Is(err, gossip.ErrNotOwner) {
+		t.Fatalf("Publish(other's card) = %v, want ErrNotOwner", err)
+	}
+	if err := nodes[0].g.SetOwnCard(other); !errors.Is(err, gossip.ErrNotOwner) {
+		t.Fatalf("SetOwnCard(other's card) = %v, want ErrNotOwner", err)
+	}
+	if err := nodes[0].g.Publish(ctx, &adp.Card{Name: "unsigned"}); !errors.Is(err, adp.ErrUnsigned) {
+		t.Fatalf("Publish(unsigned) = %v, want ErrUnsigned", err)
+	}
+	if err := nodes[0].g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := nodes[0].g.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	own := newCard(t, nodes[0].sk, 1, "alpha")
+	if err := nodes[0].g.Publish(ctx, own); !errors.Is(err, gossip.ErrClosed) {
+		t.Fatalf("Publish after Close = %v, want ErrClosed", err)
+	}
+	if err := nodes[0].g.SetOwnCard(own); !errors.Is(err, gossip.ErrClosed) {
+		t.Fatalf("SetOwnCard after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	nw := newNet(t, 1, p2pnet.Full)
+	h := nw.Hosts()[0]
+	for name, opts := range map[string][]gossip.Option{
+		"interval":         {gossip.RebroadcastInterval(time.Millisecond)},
+		"negative jitter":  {gossip.Jitter(-time.Second)},
+		"jitter too large": {gossip.RebroadcastInterval(time.Second), gossip.Jitter(time.Second)},
+		"logger":           {gossip.Logger(nil)},
+		"score":            {gossip.PeerScore(nil, nil)},
+	} {
+		if _, err := gossip.New(h, opts...); !errors.Is(err, gossip.ErrBadOption) {
+			t.Errorf("%s: New = %v, want ErrBadOption", name, err)
+		}
+	}
+}
