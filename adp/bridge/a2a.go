@@ -293,7 +293,11 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 				extSkills[id], _ = marshal(keep)
 			}
 		}
-		card["tools"] = tools
+		// A2A always lists skills (possibly none); "none" is not the
+		// revocation of ADP 6.4, which A2A cannot express.
+		if len(tools) > 0 {
+			card["tools"] = tools
+		}
 	}
 	if tags != nil {
 		card["skills"] = tags

@@ -54,7 +54,11 @@ func toMCP(c *adp.Card, withCarrier bool) ([]byte, error) {
 			m["annotations"] = ann
 		}
 		for k, v := range kept {
-			if k != "annotations" {
+			switch {
+			case k == "annotations":
+			case string(v) == "null":
+				delete(m, k) // the imported tool did not have it
+			default:
 				m[k] = v
 			}
 		}
@@ -118,6 +122,14 @@ func fromMCP(data []byte, prune bool) (*adp.Card, error) {
 			t["output_schema"] = s
 		}
 		kept := to.rest()
+		if !to.has("inputSchema") {
+			// MCP requires inputSchema; remember that this tool lacked it so
+			// that ToMCP does not add the default.
+			if kept == nil {
+				kept = map[string]json.RawMessage{}
+			}
+			kept["inputSchema"] = json.RawMessage("null")
+		}
 		if ann := to.sub("annotations"); ann != nil {
 			if b := ann.boolean("idempotentHint"); b != nil {
 				t["idempotent"] = *b

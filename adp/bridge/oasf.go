@@ -215,7 +215,9 @@ func fromOASF(data []byte, prune bool) (*adp.Card, error) {
 			}
 			tools = append(tools, t)
 		}
-		card["tools"] = tools
+		if len(tools) > 0 { // ToOASF always writes the list, possibly empty
+			card["tools"] = tools
+		}
 	}
 	if len(extCaps) > 0 {
 		ext["capabilities"], _ = marshal(extCaps)
