@@ -3,8 +3,8 @@ package bridge_test
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"math/big"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 
