@@ -362,10 +362,10 @@ func (c *serverConn) serve(ctx context.Context, r *serverReq) {
 	err := c.call(ctx, r.handler, w, req)
 	stop()
 	switch {
-	case err == nil:
-		c.finish(r, nil, w.buf)
 	case ctx.Err() == context.DeadlineExceeded:
 		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded"), nil)
+	case err == nil:
+		c.finish(r, nil, w.buf)
 	default:
 		var e *Error
 		if !errors.As(err, &e) {
@@ -378,8 +378,8 @@ func (c *serverConn) serve(ctx context.Context, r *serverReq) {
 		c.finish(r, e, nil)
 	}
 	r.cancel()
+	c.unlist(r)
 	c.mu.Lock()
-	delete(c.reqs, r.id)
 	if r.reserved > 0 {
 		c.st.Scope().ReleaseMemory(r.reserved)
 		r.reserved = 0
@@ -418,6 +418,9 @@ func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
 		return
 	}
 	r.done = true
+	// The window counts requests not yet answered: free the slot before
+	// the answer can reach the caller, which may reuse it at once.
+	c.unlist(r)
 	st := StatusOK
 	if e != nil {
 		st, body = e.Status, e.body()
@@ -431,6 +434,16 @@ func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
 		body = body[max:]
 	}
 	c.w.write(nil, &Segment{Type: TypeResponse, Flags: FlagFin, Status: st, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body})
+	c.checkDrained()
+}
+
+// unlist removes r from the requests awaiting an answer.
+func (c *serverConn) unlist(r *serverReq) {
+	c.mu.Lock()
+	if c.reqs[r.id] == r {
+		delete(c.reqs, r.id)
+	}
+	c.mu.Unlock()
 }
 
 // respWriter is the ResponseWriter of one request.
@@ -515,12 +528,16 @@ func (c *serverConn) abort(notify bool) {
 		return
 	}
 	c.finished = true
+	reqs := make([]*serverReq, 0, len(c.reqs))
 	for _, r := range c.reqs {
+		reqs = append(reqs, r)
+	}
+	c.mu.Unlock()
+	for _, r := range reqs {
 		r.mu.Lock()
 		r.done = true
 		r.mu.Unlock()
 	}
-	c.mu.Unlock()
 	if notify {
 		c.w.write(nil, &Segment{Type: TypeAbort, Association: c.assocID()})
 	}
