@@ -1,2 +1,61 @@
-// Package node is part of adpnode.
+// Package node is adpnode's composition root: it wires one agent's node
+// out of the other packages and runs it.
+//
+// A [Node] owns a libp2p host (TCP and QUIC, Noise, yamux, fixed resource
+// limits raised for the invocation protocol, a connection manager), the
+// Badger card store (package store), the DHT (package dht), the GossipSub
+// card topic (package gossip), the invocation layer (package aitp), the
+// local discovery index over package scoring, the ADP methods
+// (adp.describe, adp.advertise, adp.discover), the tool handlers of the
+// agent beside the node, and the HTTP API.
+//
+// # Data directory
+//
+// [Init] creates Config.DataDir with identity.key (the libp2p Ed25519 key,
+// mode 0600) and card.json (the signed card). [New] adds store/ (Badger)
+// and, while the API serves, api (its base URL, for example
+// http://127.0.0.1:5001), removed on a clean shutdown.
+//
+// # Lifecycle
+//
+// [New] validates the [Config], loads the identity and card, opens the
+// store and builds every component; when it fails it closes what it built.
+// [Node.Start] stores the own card, starts the index feed, serves the HTTP
+// API, connects to the bootstrap peers, bootstraps the DHT and publishes
+// the card (gossip once the topic has peers, DHT, adp.advertise to
+// directory peers). [Node.Close] shuts down in order — HTTP API,
+// background loops, gossip, DHT, invocation layer, host, store — waits
+// for every goroutine the node started, and is idempotent.
+//
+// # Directory peers
+//
+// With Config.Directory the node keeps every card it hears (no eviction),
+// carries the skill [DirectorySkill] on its card so that other nodes find
+// it through gossip or the DHT, and receives their cards by adp.advertise.
+// A discovery with scope "network" asks the known directory peers and the
+// DHT's tag providers and merges their answers with the local ranking,
+// marking federated results with origin_service and received_at.
+//
+// # The agent beside the node
+//
+// Calls from other agents to the tools on the card are served by the
+// built-in demo agent (Config.DemoAgent, tools [DemoTools]) or forwarded
+// to the agent's HTTP server (Config.AgentURL) as a JSON POST to
+// <url>/<tool>, with the HTTP status mapped to an AITP status. A tool with
+// no agent behind it answers NOT_FOUND.
+//
+// # HTTP API
+//
+// The API listens on a loopback address only, refuses requests whose Host
+// is not a loopback name (DNS rebinding) and cross-site browser requests,
+// requires JSON request bodies of at most [MaxAPIBody] bytes, and answers
+// errors in the discovery profile's error model {"code", "message",
+// "path"} with the matching HTTP status. Routes: GET and PUT /v1/card, GET
+// /v1/cards, GET /v1/cards/{id}, POST /v1/discover?scope=local|network,
+// POST /v1/describe, POST /v1/invoke, POST /v1/ratings, POST
+// /v1/advertise, GET /v1/peers, GET /v1/status, GET /metrics, GET
+// /healthz and the /.well-known documents.
+//
+// Metrics go to a Prometheus registry of the node's own, never a global
+// one, so any number of nodes can share a process.
 package node

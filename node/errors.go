@@ -18,6 +18,8 @@ var (
 	ErrStarted = errors.New("node: already started")
 	// ErrNoTool means a tool call named a tool no agent serves.
 	ErrNoTool = errors.New("node: no agent serves this tool")
+	// ErrUnreachable wraps a failure to reach a remote agent.
+	ErrUnreachable = errors.New("node: agent unreachable")
 	// ErrBadScope is an unknown discovery scope.
 	ErrBadScope = errors.New("node: scope must be local or network")
 )

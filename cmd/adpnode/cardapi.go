@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+// newCardAPICmds returns the `card show` and `card set` subcommands, which
+// talk to a running node.
+func newCardAPICmds() []*cobra.Command {
+	var showFlags, setFlags apiFlags
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Show the running node's own signed card",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := showFlags.client()
+			if err != nil {
+				return err
+			}
+			raw, err := c.do(cmd.Context(), "GET", "/v1/card", nil)
+			if err != nil {
+				return err
+			}
+			if showFlags.json {
+				_, err := cmd.OutOrStdout().Write(raw)
+				return err
+			}
+			return printCard(cmd.OutOrStdout(), raw)
+		},
+	}
+	showFlags.register(show)
+	set := &cobra.Command{
+		Use:   "set FILE",
+		Short: "Replace the running node's card with FILE (\"-\" for stdin); the node bumps seq, signs and publishes it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			card, err := readCardFile(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := setFlags.client()
+			if err != nil {
+				return err
+			}
+			body, err := json.Marshal(card)
+			if err != nil {
+				return err
+			}
+			raw, err := c.do(cmd.Context(), "PUT", "/v1/card", json.RawMessage(body))
+			if err != nil {
+				return err
+			}
+			if setFlags.json {
+				_, err := cmd.OutOrStdout().Write(raw)
+				return err
+			}
+			return printCard(cmd.OutOrStdout(), raw)
+		},
+	}
+	setFlags.register(set)
+	return []*cobra.Command{show, set}
+}
+
+// decodeInto decodes an API reply.
+func decodeInto(raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decoding API reply: %w", err)
+	}
+	return nil
+}
+
+// printCard prints a card (or a describe subset) for people.
+func printCard(w io.Writer, raw []byte) error {
+	var c struct {
+		ID          string   `json:"id"`
+		Name        string   `json:"name"`
+		Description string   `json:"description"`
+		Version     string   `json:"version"`
+		Status      string   `json:"status"`
+		Seq         *uint64  `json:"seq"`
+		Skills      []string `json:"skills"`
+		Tools       []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+		Endpoints []struct {
+			Protocol string `json:"protocol"`
+			URI      string `json:"uri"`
+		} `json:"endpoints"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("decoding card: %w", err)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "name\t%s\n", c.Name)
+	fmt.Fprintf(tw, "agent\t%s\n", c.ID)
+	if c.Description != "" {
+		fmt.Fprintf(tw, "description\t%s\n", c.Description)
+	}
+	if c.Version != "" {
+		fmt.Fprintf(tw, "version\t%s\n", c.Version)
+	}
+	if c.Status != "" {
+		fmt.Fprintf(tw, "status\t%s\n", c.Status)
+	}
+	if c.Seq != nil {
+		fmt.Fprintf(tw, "seq\t%d\n", *c.Seq)
+	}
+	if len(c.Skills) > 0 {
+		fmt.Fprintf(tw, "skills\t%s\n", strings.Join(c.Skills, ", "))
+	}
+	for i, t := range c.Tools {
+		label := ""
+		if i == 0 {
+			label = "tools"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, t.Name, t.Description)
+	}
+	for i, e := range c.Endpoints {
+		label := ""
+		if i == 0 {
+			label = "endpoints"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, e.Protocol, e.URI)
+	}
+	return tw.Flush()
+}

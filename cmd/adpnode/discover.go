@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func newDiscoverCmd() *cobra.Command {
+	var (
+		af       apiFlags
+		tags     []string
+		query    string
+		limit    int
+		evidence bool
+		scope    string
+		detail   string
+	)
+	cmd := &cobra.Command{
+		Use:   "discover [--tags a,b] [--query TEXT] [--limit N] [--evidence] [--scope local|network]",
+		Short: "Find agents by skill tags and free text",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if scope != "local" && scope != "network" {
+				return fmt.Errorf("--scope must be local or network, got %q", scope)
+			}
+			req := map[string]any{}
+			if len(tags) > 0 {
+				req["tags"] = tags
+			}
+			if query != "" {
+				req["query"] = query
+			}
+			if limit > 0 {
+				req["limit"] = limit
+			}
+			if evidence {
+				req["include_evidence"] = true
+			}
+			if detail != "" {
+				req["detail"] = detail
+			}
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			raw, err := c.do(cmd.Context(), "POST", "/v1/discover?scope="+url.QueryEscape(scope), req)
+			if err != nil {
+				return err
+			}
+			if af.json {
+				return printJSON(cmd.OutOrStdout(), raw)
+			}
+			return printDiscover(cmd, raw, evidence)
+		},
+	}
+	af.register(cmd)
+	f := cmd.Flags()
+	f.StringSliceVar(&tags, "tags", nil, "skill tags, comma separated")
+	f.StringVar(&query, "query", "", "free-text description of the task")
+	f.IntVar(&limit, "limit", 0, "maximum results (default 10, at most 100)")
+	f.BoolVar(&evidence, "evidence", false, "include the score components and matched examples")
+	f.StringVar(&scope, "scope", "local", "local (cards this node holds) or network (also directory peers and DHT tag providers)")
+	f.StringVar(&detail, "detail", "", "card detail in results: minimal, summary or full")
+	return cmd
+}
+
+func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
+	var resp struct {
+		Results []struct {
+			ID              string             `json:"id"`
+			Name            string             `json:"name"`
+			Score           float64            `json:"score"`
+			MatchedTags     []string           `json:"matched_tags"`
+			OriginService   string             `json:"origin_service"`
+			ScoreComponents map[string]float64 `json:"score_components"`
+		} `json:"results"`
+		Warnings           []string `json:"warnings"`
+		UnsupportedFilters []string `json:"unsupported_filters"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return fmt.Errorf("decoding API reply: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(out, "no agents found")
+	} else {
+		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		header := "SCORE\tNAME\tMATCHED TAGS\tAGENT\tVIA"
+		if evidence {
+			header += "\tCOMPONENTS"
+		}
+		fmt.Fprintln(w, header)
+		for _, r := range resp.Results {
+			via := "local"
+			if r.OriginService != "" {
+				via = short(r.OriginService)
+			}
+			line := fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", r.Score, r.Name, strings.Join(r.MatchedTags, ","), r.ID, via)
+			if evidence {
+				line += "\t" + formatComponents(r.ScoreComponents)
+			}
+			fmt.Fprintln(w, line)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, s := range resp.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", s)
+	}
+	if len(resp.UnsupportedFilters) > 0 {
+		fmt.Fprintln(cmd.ErrOrStderr(), "unsupported filters:", strings.Join(resp.UnsupportedFilters, ", "))
+	}
+	return nil
+}
+
+func formatComponents(m map[string]float64) string {
+	var parts []string
+	for _, k := range []string{"tag", "context", "example", "reputation", "availability", "rating", "freshness"} {
+		if v, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%.2f", k, v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// short abbreviates a long agent id for a table column.
+func short(id string) string {
+	if len(id) <= 24 {
+		return id
+	}
+	return id[:16] + "…" + id[len(id)-6:]
+}

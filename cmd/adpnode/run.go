@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node"
+)
+
+// runFlags are the flags of `adpnode run`; only flags set on the command
+// line override the environment and the config file.
+type runFlags struct {
+	config, dataDir, api, agentURL, logLevel string
+	listen, bootstrap                        []string
+	directory, demoAgent                     bool
+	gossipInterval                           time.Duration
+}
+
+func newRunCmd() *cobra.Command {
+	var rf runFlags
+	cmd := &cobra.Command{
+		Use:   "run --data-dir DIR [--listen MULTIADDR ...] [--api 127.0.0.1:PORT] [--bootstrap MULTIADDR ...] [--directory]",
+		Short: "Run a node until SIGINT or SIGTERM",
+		Long: `Run the node of the agent initialised in DIR (see adpnode init).
+
+Configuration comes from, in increasing precedence: defaults, a JSON
+config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
+bootstrap, directory, agent_url, demo_agent, gossip_interval,
+republish_interval, card_ttl, conn_low, conn_high), the environment
+(ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN, ADPNODE_BOOTSTRAP,
+ADPNODE_DIRECTORY, ADPNODE_AGENT_URL, ADPNODE_DEMO_AGENT,
+ADPNODE_GOSSIP_INTERVAL; lists comma separated) and flags.
+
+The HTTP API's base URL is written to DIR/api once it listens.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := rf.buildConfig(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runNode(ctx, cmd, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rf.config, "config", "", "JSON config file (default $ADPNODE_CONFIG)")
+	f.StringVar(&rf.dataDir, "data-dir", "", "data directory (default $ADPNODE_DATA_DIR or ~/.adpnode)")
+	f.StringArrayVar(&rf.listen, "listen", nil, "libp2p listen multiaddr, repeatable (default "+strings.Join(node.DefaultListen, " and ")+")")
+	f.StringVar(&rf.api, "api", node.DefaultAPIAddr, `HTTP API address on a loopback interface ("127.0.0.1:0" picks a port, "" disables)`)
+	f.StringArrayVar(&rf.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr ending in /p2p/<peer id>, repeatable")
+	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
+	f.StringVar(&rf.agentURL, "agent-url", "", "forward tool calls to this HTTP agent (POST <url>/<tool>)")
+	f.BoolVar(&rf.demoAgent, "demo-agent", false, "serve the built-in demo tools (echo, wordcount, reverse)")
+	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
+	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}
+
+// config_ builds the node configuration: defaults < file < env < flags.
+func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
+	cfg := node.DefaultConfig()
+	file := rf.config
+	if file == "" {
+		file = os.Getenv(node.EnvConfig)
+	}
+	if file != "" {
+		if err := node.ApplyConfigFile(&cfg, file); err != nil {
+			return cfg, err
+		}
+	}
+	if err := node.ApplyEnv(&cfg, os.LookupEnv); err != nil {
+		return cfg, err
+	}
+	f := cmd.Flags()
+	if f.Changed("data-dir") {
+		cfg.DataDir = rf.dataDir
+	}
+	if f.Changed("listen") {
+		cfg.Listen = rf.listen
+	}
+	if f.Changed("api") {
+		cfg.APIAddr = rf.api
+	}
+	if f.Changed("bootstrap") {
+		cfg.Bootstrap = rf.bootstrap
+	}
+	if f.Changed("directory") {
+		cfg.Directory = rf.directory
+	}
+	if f.Changed("agent-url") {
+		cfg.AgentURL = rf.agentURL
+	}
+	if f.Changed("demo-agent") {
+		cfg.DemoAgent = rf.demoAgent
+	}
+	if f.Changed("gossip-interval") {
+		cfg.GossipInterval = rf.gossipInterval
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = defaultDataDir()
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(rf.logLevel)); err != nil {
+		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	return cfg, cfg.Validate()
+}
+
+// runNode runs a node until ctx ends, then shuts it down.
+func runNode(ctx context.Context, cmd *cobra.Command, cfg node.Config) error {
+	n, err := node.New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := n.Start(ctx); err != nil {
+		return errors.Join(err, n.Close())
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "agent %s\n", n.AgentID())
+	for _, a := range n.Addrs() {
+		fmt.Fprintf(out, "listen %s\n", a)
+	}
+	if u := n.APIURL(); u != "" {
+		fmt.Fprintf(out, "api %s\n", u)
+	}
+	<-ctx.Done()
+	cfg.Logger.Info("shutting down")
+	return n.Close()
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node"
+)
+
+func newStatusCmd() *cobra.Command {
+	var af apiFlags
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show a running node's agent, addresses, peers and cards",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			raw, err := c.do(cmd.Context(), "GET", "/v1/status", nil)
+			if err != nil {
+				return err
+			}
+			if af.json {
+				return printJSON(cmd.OutOrStdout(), raw)
+			}
+			var st node.Status
+			if err := decodeInto(raw, &st); err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintf(w, "agent\t%s\n", st.AgentID)
+			fmt.Fprintf(w, "name\t%s\n", st.Name)
+			fmt.Fprintf(w, "peer id\t%s\n", st.PeerID)
+			fmt.Fprintf(w, "directory\t%v\n", st.Directory)
+			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
+			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
+			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
+			for _, a := range st.Addrs {
+				fmt.Fprintf(w, "listen\t%s\n", a)
+			}
+			return w.Flush()
+		},
+	}
+	af.register(cmd)
+	return cmd
+}

@@ -1,0 +1,137 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/adpnode/adpnode/aitp"
+)
+
+// chunks records what a handler writes.
+type chunks struct{ parts []string }
+
+func (c *chunks) Write(p []byte) (int, error) {
+	c.parts = append(c.parts, string(p))
+	return len(p), nil
+}
+
+func TestStatusFromHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		code int
+		want aitp.Status
+	}{
+		{200, aitp.StatusOK}, {204, aitp.StatusOK}, {400, aitp.StatusInvalidRequest}, {422, aitp.StatusInvalidRequest},
+		{401, aitp.StatusUnauthorized}, {403, aitp.StatusUnauthorized}, {404, aitp.StatusNotFound},
+		{429, aitp.StatusBusy}, {503, aitp.StatusBusy}, {504, aitp.StatusTimeout}, {500, aitp.StatusError},
+		{418, aitp.StatusError}, {302, aitp.StatusError},
+	} {
+		if got, _ := statusFromHTTP(tt.code); got != tt.want {
+			t.Errorf("HTTP %d -> %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}
+
+func TestHTTPAgentForwards(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, "bad request shape", 500)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		switch r.URL.Path {
+		case "/base/upper":
+			fmt.Fprintf(w, `{"caller":%q,"in":%s}`, r.Header.Get(callerHeader), body)
+		case "/base/lines":
+			w.Header().Set("Content-Type", ndjson)
+			fmt.Fprint(w, "{\"n\":1}\n\n{\"n\":2}\n")
+		case "/base/invalid":
+			w.WriteHeader(422)
+			fmt.Fprint(w, `{"code":"invalid_request","message":"text too long","path":"/text"}`)
+		case "/base/busy":
+			http.Error(w, "slow down", 429)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	a, err := newHTTPAgent(srv.URL + "/base/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ctx := context.Background()
+
+	var w chunks
+	if err := a.call(ctx, &w, &aitp.Request{Method: "upper", Body: []byte(`{"x":1}`)}, "agent://k51caller"); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Caller string
+		In     map[string]int
+	}
+	if err := json.Unmarshal([]byte(strings.Join(w.parts, "")), &got); err != nil || got.Caller != "agent://k51caller" || got.In["x"] != 1 {
+		t.Fatalf("reply %q (%v)", w.parts, err)
+	}
+
+	w = chunks{}
+	if err := a.call(ctx, &w, &aitp.Request{Method: "lines", StreamReply: true}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.parts) != 2 || w.parts[0] != `{"n":1}` || w.parts[1] != `{"n":2}` {
+		t.Fatalf("stream chunks %q", w.parts)
+	}
+	w = chunks{}
+	if err := a.call(ctx, &w, &aitp.Request{Method: "lines"}, ""); err != nil || len(w.parts) != 1 {
+		t.Fatalf("non-stream caller got %q, %v", w.parts, err)
+	}
+
+	for method, want := range map[string]aitp.Status{"invalid": aitp.StatusInvalidRequest, "busy": aitp.StatusBusy, "missing": aitp.StatusNotFound} {
+		err := a.call(ctx, &chunks{}, &aitp.Request{Method: method}, "")
+		var e *aitp.Error
+		if !errors.As(err, &e) || e.Status != want {
+			t.Errorf("%s: %v, want status %v", method, err, want)
+		}
+		if method == "invalid" && (e.Path != "/text" || e.Message != "text too long") {
+			t.Errorf("error model not passed through: %+v", e)
+		}
+	}
+
+	srv.Close()
+	err = a.call(ctx, &chunks{}, &aitp.Request{Method: "upper"}, "")
+	if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusError {
+		t.Fatalf("agent down: %v", err)
+	}
+}
+
+func TestDemoAgent(t *testing.T) {
+	ctx := context.Background()
+	var w chunks
+	if err := demoAgent(ctx, &w, &aitp.Request{Method: DemoWordCount, Body: []byte(`{"text":"one two\nthree"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if w.parts[0] != `{"chars":13,"lines":2,"words":3}` {
+		t.Fatalf("wordcount = %s", w.parts[0])
+	}
+	w = chunks{}
+	if err := demoAgent(ctx, &w, &aitp.Request{Method: DemoReverse, Body: []byte(`{"text":"ab cd"}`), StreamReply: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.parts) != 2 || w.parts[0] != `{"text":"dc"}` || w.parts[1] != `{"text":"ba"}` {
+		t.Fatalf("reverse stream = %q", w.parts)
+	}
+	err := demoAgent(ctx, &chunks{}, &aitp.Request{Method: DemoWordCount, Body: []byte(`{}`)})
+	var e *aitp.Error
+	if !errors.As(err, &e) || e.Status != aitp.StatusInvalidRequest || e.Path != "/text" {
+		t.Fatalf("missing text: %v", err)
+	}
+	if err := demoAgent(ctx, &chunks{}, &aitp.Request{Method: "nope"}); err == nil {
+		t.Fatal("unknown tool answered")
+	}
+}

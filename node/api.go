@@ -1,0 +1,210 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// HTTP API limits.
+const (
+	// MaxAPIBody bounds every request body of the HTTP API.
+	MaxAPIBody = 1 << 20
+	// apiReadHeaderTimeout and apiIdleTimeout bound slow clients.
+	apiReadHeaderTimeout = 5 * time.Second
+	apiIdleTimeout       = time.Minute
+	// apiCallTimeout bounds a request that reaches the network.
+	apiCallTimeout = 30 * time.Second
+)
+
+// newAPIHandler returns the HTTP API of n: routes, then the guards every
+// request passes (loopback Host, no cross-site browser requests, JSON
+// bodies, bounded size).
+func newAPIHandler(n *Node) http.Handler {
+	a := &api{n: n}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/card", a.getCard)
+	mux.HandleFunc("PUT /v1/card", a.putCard)
+	mux.HandleFunc("GET /v1/cards", a.listCards)
+	mux.HandleFunc("GET /v1/cards/{id...}", a.getCardByID)
+	mux.HandleFunc("POST /v1/discover", a.discover)
+	mux.HandleFunc("POST /v1/describe", a.describe)
+	mux.HandleFunc("POST /v1/invoke", a.invoke)
+	mux.HandleFunc("POST /v1/ratings", a.rate)
+	mux.HandleFunc("POST /v1/advertise", a.advertise)
+	mux.HandleFunc("GET /v1/peers", a.peers)
+	mux.HandleFunc("GET /v1/status", a.status)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeAPIJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{}))
+	for path, doc := range wellKnownDocs {
+		mux.HandleFunc("GET "+path, a.wellKnown(doc))
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeAPIError(w, &apiError{status: http.StatusMethodNotAllowed, Code: codeInvalidRequest, Message: r.Method + " not allowed on " + r.URL.Path})
+			return
+		}
+		writeAPIError(w, &apiError{status: http.StatusNotFound, Code: codeNotFound, Message: "no such endpoint: " + r.Method + " " + r.URL.Path})
+	})
+	return guard(mux, n.log)
+}
+
+// guard refuses what a web page could make a browser send to a loopback
+// port (DNS rebinding, cross-site form posts) and bounds request bodies.
+func guard(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if !isLoopbackName(host) {
+			log.Debug("api: refused host", "host", r.Host)
+			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "Host must be a loopback name (127.0.0.1, [::1] or localhost)"})
+			return
+		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "cross-site requests are refused"})
+			return
+		}
+		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+				writeAPIError(w, &apiError{status: http.StatusUnsupportedMediaType, Code: codeInvalidRequest, Message: "Content-Type must be application/json"})
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxAPIBody)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Discovery scopes (POST /v1/discover?scope=...).
+const (
+	scopeLocal   = "local"
+	scopeNetwork = "network"
+)
+
+// Error codes of the discovery profile's error model.
+const (
+	codeInvalidRequest = "invalid_request"
+	codeUnauthorized   = "unauthorized"
+	codeForbidden      = "forbidden"
+	codeConflict       = "conflict"
+	codeNotFound       = "not_found"
+	codeRateLimited    = "rate_limited"
+	codeTimeout        = "timeout"
+	codeInternal       = "internal"
+)
+
+// apiError is an HTTP API failure in the discovery profile's error model.
+type apiError struct {
+	status  int
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+}
+
+func (e *apiError) Error() string {
+	if e.Path != "" {
+		return e.Code + " at " + e.Path + ": " + e.Message
+	}
+	return e.Code + ": " + e.Message
+}
+
+func badRequest(path, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, Code: codeInvalidRequest, Path: path, Message: fmt.Sprintf(format, args...)}
+}
+
+func writeAPIJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	writeAPIRaw(w, status, "application/json", b)
+}
+
+func writeAPIRaw(w http.ResponseWriter, status int, contentType string, b []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte("\n"))
+}
+
+func writeAPIError(w http.ResponseWriter, err error) {
+	e := toAPIError(err)
+	if e.status == http.StatusTooManyRequests || e.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	b, _ := json.Marshal(e)
+	writeAPIRaw(w, e.status, "application/json", b)
+}
+
+// decodeJSON reads a JSON object from r's body into v. Unknown fields,
+// trailing data and type mismatches are errors naming the JSON path.
+func decodeJSON(r *http.Request, v any) error {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &apiError{status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: fmt.Sprintf("body larger than %d bytes", MaxAPIBody)}
+		}
+		return badRequest("", "reading body: %v", err)
+	}
+	return decodeJSONBytes(raw, v)
+}
+
+func decodeJSONBytes(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return badRequest(jsonPointer(te.Field), "want %s, got %s", te.Type, te.Value)
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return badRequest("/"+strings.Trim(f, `"`), "unknown field")
+		}
+		return badRequest("", "body is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badRequest("", "trailing data after the JSON object")
+	}
+	return nil
+}
+
+// jsonPointer turns encoding/json's dotted field path into a JSON Pointer.
+func jsonPointer(field string) string {
+	if field == "" {
+		return ""
+	}
+	return "/" + strings.ReplaceAll(field, ".", "/")
+}
+
+// callContext bounds a request that reaches the network.
+func callContext(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), apiCallTimeout)
+}

@@ -1,0 +1,190 @@
+package node_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node"
+)
+
+// errorModel is the discovery profile's error model.
+type errorModel struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path"`
+}
+
+func decodeError(t *testing.T, body string) errorModel {
+	t.Helper()
+	var e errorModel
+	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Code == "" || e.Message == "" {
+		t.Fatalf("not the error model: %q (%v)", body, err)
+	}
+	return e
+}
+
+func TestAPI(t *testing.T) {
+	n := startNode(t, testNode{name: "API test", skills: []string{"test/api"}, demo: true})
+
+	t.Run("status", func(t *testing.T) {
+		code, body := api(t, n, "GET", "/v1/status", "")
+		if code != 200 {
+			t.Fatalf("status %d %s", code, body)
+		}
+		var st node.Status
+		if err := json.Unmarshal([]byte(body), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.AgentID != n.AgentID() || st.PeerID != n.PeerID().String() || st.Name != "API test" || st.Cards != 1 || len(st.Addrs) == 0 {
+			t.Fatalf("status %+v", st)
+		}
+		if !strings.HasSuffix(st.Addrs[0], "/p2p/"+st.PeerID) {
+			t.Fatalf("address %s does not end in /p2p/<peer id>", st.Addrs[0])
+		}
+	})
+
+	t.Run("card get and put", func(t *testing.T) {
+		code, body := api(t, n, "GET", "/v1/card", "")
+		if code != 200 {
+			t.Fatalf("GET card %d", code)
+		}
+		c, err := adp.DecodeVerified([]byte(body))
+		if err != nil || c.ID != n.AgentID() {
+			t.Fatalf("GET card: %v", err)
+		}
+		c.Description = "now with a new description"
+		c.Signature = ""
+		raw, _ := json.Marshal(c)
+		code, body = api(t, n, "PUT", "/v1/card", string(raw))
+		if code != 200 {
+			t.Fatalf("PUT card %d %s", code, body)
+		}
+		put, err := adp.DecodeVerified([]byte(body))
+		if err != nil || put.Description != c.Description || *put.Seq != *c.Seq+1 {
+			t.Fatalf("PUT reply: %v, seq %v", err, put.Seq)
+		}
+		if n.Card().Description != c.Description {
+			t.Fatal("node card not updated")
+		}
+		// Validation problems come back with their JSON path.
+		code, body = api(t, n, "PUT", "/v1/card", `{"name":"x","skills":["Not A Tag!"]}`)
+		if e := decodeError(t, body); code != 400 || e.Code != "invalid_request" || e.Path != "/skills/0" {
+			t.Fatalf("invalid card: %d %+v", code, e)
+		}
+		// Another agent's id is a conflict.
+		code, body = api(t, n, "PUT", "/v1/card", `{"id":"agent://12D3KooWGRUVh2uyk6KRrG6ZqYqY4ExvEmAtS2oFgDo4jwx6GCB5","name":"x"}`)
+		if e := decodeError(t, body); code != 409 || e.Path != "/id" {
+			t.Fatalf("foreign id: %d %+v", code, e)
+		}
+	})
+
+	t.Run("cards", func(t *testing.T) {
+		code, body := api(t, n, "GET", "/v1/cards", "")
+		var out struct {
+			Count int `json:"count"`
+			Cards []struct {
+				ID     string `json:"id"`
+				Source string `json:"source"`
+			} `json:"cards"`
+		}
+		if err := json.Unmarshal([]byte(body), &out); err != nil || code != 200 || out.Count != 1 || out.Cards[0].ID != n.AgentID() || out.Cards[0].Source != "self" {
+			t.Fatalf("cards %d %s", code, body)
+		}
+		code, _ = api(t, n, "GET", "/v1/cards/"+n.AgentID(), "")
+		if code != 200 {
+			t.Fatalf("own card by id: %d", code)
+		}
+		code, body = api(t, n, "GET", "/v1/cards/agent://nonsense", "")
+		if e := decodeError(t, body); code != 400 || e.Code != "invalid_request" {
+			t.Fatalf("bad id: %d %+v", code, e)
+		}
+	})
+
+	t.Run("request errors", func(t *testing.T) {
+		for _, tt := range []struct {
+			method, path, body string
+			code               int
+			path_              string
+		}{
+			{"POST", "/v1/ratings", `{"agent":"x","stars":"five"}`, 400, "/stars"},
+			{"POST", "/v1/ratings", `{"agent":"x","stars":3,"extra":1}`, 400, "/extra"},
+			{"POST", "/v1/ratings", `{"stars":3}`, 400, "/agent"},
+			{"POST", "/v1/invoke", `{"agent":"x"}`, 400, "/method"},
+			{"POST", "/v1/invoke", `{"agent":"x","method":"m"} trailing`, 400, ""},
+			{"POST", "/v1/describe", `[1,2]`, 400, ""},
+			{"POST", "/v1/discover", `{"limit":1000}`, 400, "/limit"},
+			{"GET", "/v1/nothing", "", 404, ""},
+			{"DELETE", "/v1/card", "", 405, ""},
+			{"GET", "/v1/discover", "", 405, ""},
+		} {
+			code, body := api(t, n, tt.method, tt.path, tt.body)
+			if code != tt.code {
+				t.Errorf("%s %s %s: %d, want %d (%s)", tt.method, tt.path, tt.body, code, tt.code, body)
+				continue
+			}
+			if e := decodeError(t, body); e.Path != tt.path_ {
+				t.Errorf("%s %s %s: path %q, want %q", tt.method, tt.path, tt.body, e.Path, tt.path_)
+			}
+		}
+	})
+
+	t.Run("guards", func(t *testing.T) {
+		do := func(mut func(*http.Request)) (int, string) {
+			req, _ := http.NewRequest("POST", n.APIURL()+"/v1/ratings", strings.NewReader(`{"agent":"x","stars":3}`))
+			req.Header.Set("Content-Type", "application/json")
+			mut(req)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("CORS header sent")
+			}
+			return resp.StatusCode, string(b)
+		}
+		for _, host := range []string{"evil.example", "evil.example:5001", "127.0.0.1.evil.example", "0.0.0.0"} {
+			code, body := do(func(r *http.Request) { r.Host = host })
+			if e := decodeError(t, body); code != 403 || e.Code != "forbidden" {
+				t.Errorf("Host %s: %d %+v", host, code, e)
+			}
+		}
+		for _, host := range []string{"localhost", "[::1]:9", "127.0.0.1"} {
+			if code, body := do(func(r *http.Request) { r.Host = host }); code == 403 {
+				t.Errorf("loopback Host %s refused: %s", host, body)
+			}
+		}
+		if code, _ := do(func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }); code != 403 {
+			t.Errorf("cross-site request: %d", code)
+		}
+		if code, _ := do(func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }); code != 415 {
+			t.Errorf("text/plain body: %d", code)
+		}
+		big := `{"agent":"` + strings.Repeat("a", node.MaxAPIBody) + `"}`
+		code, body := api(t, n, "POST", "/v1/describe", big)
+		if e := decodeError(t, body); code != 413 || e.Code != "invalid_request" {
+			t.Errorf("oversized body: %d %+v", code, e)
+		}
+	})
+
+	t.Run("well-known and metrics", func(t *testing.T) {
+		code, body := api(t, n, "GET", "/.well-known/adp-card.json", "")
+		if _, err := adp.DecodeVerified([]byte(body)); code != 200 || err != nil {
+			t.Fatalf("adp-card.json: %d %v", code, err)
+		}
+		code, body = api(t, n, "GET", "/metrics", "")
+		for _, m := range []string{"adpnode_peers", "adpnode_cards 1", "adpnode_discover_seconds", "go_goroutines"} {
+			if !strings.Contains(body, m) {
+				t.Errorf("metrics lack %q", m)
+			}
+		}
+		if code != 200 {
+			t.Fatalf("metrics: %d", code)
+		}
+	})
+}

@@ -1,0 +1,271 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/store"
+)
+
+// ADP method names carried over AITP.
+const (
+	methodDescribe  = "adp.describe"
+	methodAdvertise = "adp.advertise"
+	methodDiscover  = "adp.discover"
+)
+
+// maxDescribeFields bounds the field list of a describe request.
+const maxDescribeFields = 32
+
+// remotePeer resolves an agent id to a peer other than this node.
+func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
+	id, err := adp.NormalizeAgentID(agentID)
+	if err != nil {
+		return "", "", err
+	}
+	p, err := adp.PeerIDFromAgentID(id)
+	if err != nil {
+		return "", "", err
+	}
+	return p, id, nil
+}
+
+// fetchFromOwner asks p for its full card (adp.describe), verifies it,
+// checks that it is p's own card and stores it.
+func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error) {
+	raw, err := n.call(ctx, p, methodDescribe, nil, aitp.Idempotent())
+	if err != nil {
+		return nil, err
+	}
+	c, err := adp.DecodeVerified(raw)
+	if err != nil {
+		return nil, fmt.Errorf("node: card from %s: %w", p, err)
+	}
+	if owner, err := c.PeerID(); err != nil || owner != p {
+		return nil, fmt.Errorf("node: %s answered with the card of %s: %w", p, c.ID, adp.ErrBadID)
+	}
+	n.storeCard(ctx, c, store.SourceAdvertise, c.ID)
+	return c, nil
+}
+
+// Describe returns the card of agentID as its owner describes it: the full
+// card, or the requested fields plus id and name. The own card is answered
+// locally. A full card is verified and stored.
+func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (json.RawMessage, error) {
+	if len(fields) > maxDescribeFields {
+		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/fields", Message: fmt.Sprintf("at most %d fields", maxDescribeFields)}
+	}
+	p, id, err := n.remotePeer(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if id == n.agentID {
+		return selectFields(n.Card(), fields)
+	}
+	if len(fields) == 0 {
+		c, err := n.fetchFromOwner(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return c.Raw(), nil
+	}
+	body, err := json.Marshal(map[string][]string{"fields": fields})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := n.call(ctx, p, methodDescribe, body, aitp.Idempotent())
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("node: describe reply from %s is not JSON", p)
+	}
+	return raw, nil
+}
+
+// selectFields returns the card, or only the named top-level fields plus id
+// and name.
+func selectFields(c *adp.Card, fields []string) (json.RawMessage, error) {
+	if len(fields) == 0 {
+		return c.Raw(), nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(c.Raw(), &all); err != nil {
+		return nil, err
+	}
+	out := map[string]json.RawMessage{"id": all["id"], "name": all["name"]}
+	for _, f := range fields {
+		if v, ok := all[f]; ok {
+			out[f] = v
+		}
+	}
+	return json.Marshal(out)
+}
+
+// InvokeResult is the reply of a tool call.
+type InvokeResult struct {
+	Body    json.RawMessage // the reply body (JSON, or a JSON string when the agent answered something else)
+	Latency time.Duration
+}
+
+// Invoke calls method on agentID with body and records the outcome in the
+// interaction records (calls, failures, latency, last seen).
+func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) (*InvokeResult, error) {
+	p, id, err := n.remotePeer(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if id == n.agentID {
+		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/agent", Message: "a node does not invoke its own agent; call the agent directly"}
+	}
+	defer n.callStarted(id)()
+	start := time.Now()
+	reply, err := n.call(ctx, p, method, body)
+	lat := time.Since(start)
+	n.recordCall(id, method, err, lat)
+	if err != nil {
+		return nil, err
+	}
+	return &InvokeResult{Body: asJSON(reply), Latency: lat}, nil
+}
+
+// InvokeStream calls method on agentID accepting a streamed reply; each
+// chunk goes to fn in order. An error from fn ends the call.
+func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []byte, fn func(chunk json.RawMessage) error) error {
+	p, id, err := n.remotePeer(agentID)
+	if err != nil {
+		return err
+	}
+	if id == n.agentID {
+		return &apiError{status: 400, Code: codeInvalidRequest, Path: "/agent", Message: "a node does not invoke its own agent"}
+	}
+	defer n.callStarted(id)()
+	start := time.Now()
+	err = n.stream(ctx, p, method, body, fn)
+	n.recordCall(id, method, err, time.Since(start))
+	return err
+}
+
+func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte, fn func(json.RawMessage) error) error {
+	rs, err := n.client.Stream(ctx, p, method, body)
+	if err != nil {
+		return wrapUnreachable(err)
+	}
+	defer rs.Close()
+	for {
+		chunk, err := rs.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(asJSON(chunk)); err != nil {
+			return err
+		}
+	}
+}
+
+// recordCall updates the interaction records and the call metrics.
+func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) {
+	status := aitp.StatusOK
+	if err != nil {
+		status = aitp.StatusError
+		if st, ok := aitp.StatusOf(err); ok {
+			status = st
+		}
+	}
+	n.metrics.calls.WithLabelValues(method, status.String()).Inc()
+	// A dispatch-level refusal (no such tool, bad request) says nothing
+	// about the agent's health; only served calls and transport failures count.
+	if status == aitp.StatusNotFound || status == aitp.StatusInvalidRequest || status == aitp.StatusUnauthorized {
+		return
+	}
+	if rerr := n.store.RecordCall(context.WithoutCancel(n.ctx), agentID, err == nil, lat); rerr != nil {
+		n.log.Debug("record call", "agent", agentID, "err", rerr)
+	}
+}
+
+// asJSON returns b when it is JSON and b as a JSON string otherwise.
+func asJSON(b []byte) json.RawMessage {
+	if len(b) > 0 && json.Valid(b) {
+		return b
+	}
+	s, _ := json.Marshal(string(b))
+	return s
+}
+
+// Advertise sends the own card to agentID (adp.advertise) and reports
+// whether the receiver stored it.
+func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
+	p, id, err := n.remotePeer(agentID)
+	if err != nil {
+		return false, err
+	}
+	if id == n.agentID {
+		return false, &apiError{status: 400, Code: codeInvalidRequest, Path: "/agent", Message: "cannot advertise to self"}
+	}
+	return n.advertiseTo(ctx, p)
+}
+
+func (n *Node) advertiseTo(ctx context.Context, p peer.ID) (bool, error) {
+	raw, err := n.call(ctx, p, methodAdvertise, n.Card().Raw(), aitp.Idempotent())
+	if err != nil {
+		return false, err
+	}
+	var reply struct {
+		Stored bool `json:"stored"`
+	}
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		return false, fmt.Errorf("node: advertise reply from %s: %w", p, err)
+	}
+	return reply.Stored, nil
+}
+
+// Rate records this node's rating (1..5 stars) of agentID.
+func (n *Node) Rate(ctx context.Context, agentID string, stars int) error {
+	id, err := adp.NormalizeAgentID(agentID)
+	if err != nil {
+		return err
+	}
+	if stars < 1 || stars > 5 {
+		return badRequest("/stars", "must be 1 to 5")
+	}
+	if id == n.agentID {
+		return badRequest("/agent", "a node does not rate its own agent")
+	}
+	return n.store.Rate(ctx, id, n.agentID, stars)
+}
+
+// Stats returns the interaction records of agentID.
+func (n *Node) Stats(ctx context.Context, agentID string) (store.Stats, error) {
+	id, err := adp.NormalizeAgentID(agentID)
+	if err != nil {
+		return store.Stats{}, err
+	}
+	return n.store.Stats(ctx, id)
+}
+
+// call is client.Call with transport failures wrapped in ErrUnreachable.
+func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, opts ...aitp.CallOption) ([]byte, error) {
+	reply, err := n.client.Call(ctx, p, method, body, opts...)
+	return reply, wrapUnreachable(err)
+}
+
+// wrapUnreachable marks an error that is neither a remote answer nor the
+// caller's own deadline as a failure to reach the agent.
+func wrapUnreachable(err error) error {
+	var re *aitp.Error
+	if err == nil || errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnreachable, err)
+}

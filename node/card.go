@@ -1,0 +1,187 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/store"
+)
+
+// InitOptions describe the card Init creates.
+type InitOptions struct {
+	Name, Description string
+	Skills            []string
+	Tools             []adp.Tool
+	// DemoTools adds the demo agent's tools (see DemoTools).
+	DemoTools bool
+	// Card, when set, is the template: its fields are kept, and id, did,
+	// seq, metadata timestamps and signature are set by Init. Name,
+	// Description, Skills and Tools above override it when set.
+	Card *adp.Card
+}
+
+// Init creates dataDir (if needed), a new Ed25519 identity (identity.key,
+// mode 0600) and a signed card.json, and returns the agent id. It refuses
+// a data directory that already has an identity.
+func Init(dataDir string, opts InitOptions) (agentID string, err error) {
+	if dataDir == "" {
+		return "", fmt.Errorf("%w: data_dir: required", ErrInvalidConfig)
+	}
+	c := &adp.Card{}
+	if opts.Card != nil {
+		c = opts.Card.Clone()
+	}
+	if opts.Name != "" {
+		c.Name = opts.Name
+	}
+	if opts.Description != "" {
+		c.Description = opts.Description
+	}
+	if opts.Skills != nil {
+		c.Skills = opts.Skills
+	}
+	if opts.Tools != nil {
+		c.Tools = opts.Tools
+	}
+	if opts.DemoTools {
+		c.Tools = append(c.Tools, DemoTools()...)
+	}
+	if c.Name == "" {
+		return "", fmt.Errorf("%w: name: required", ErrInvalidConfig)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, identityFile)); err == nil {
+		return "", fmt.Errorf("%w: %s", ErrAlreadyInitialized, filepath.Join(dataDir, identityFile))
+	}
+	sk, err := createIdentity(dataDir)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(filepath.Join(dataDir, identityFile))
+		}
+	}()
+	self, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return "", err
+	}
+	if c.ID != "" {
+		if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != adp.AgentID(self) {
+			c.ID = "" // a template's id names another key: this card gets the new one
+		}
+	}
+	c.ID = adp.AgentID(self)
+	if c.DID, err = adp.DIDKey(sk.GetPublic()); err != nil {
+		return "", err
+	}
+	if c.Version == "" {
+		c.Version = "1.0.0"
+	}
+	if c.Status == "" {
+		c.Status = "active"
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	if c.Metadata == nil {
+		c.Metadata = &adp.Metadata{}
+	}
+	c.Metadata.CreatedAt, c.Metadata.UpdatedAt = now, now
+	seq := uint64(1)
+	c.Seq = &seq
+	c.Signature = ""
+	if err := c.Validate(); err != nil {
+		return "", err
+	}
+	if err := c.Sign(sk); err != nil {
+		return "", fmt.Errorf("node: sign card: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dataDir, cardFile), c.Raw(), 0o644); err != nil {
+		return "", fmt.Errorf("node: write card: %w", err)
+	}
+	return c.ID, nil
+}
+
+// UpdateCard applies fn to a copy of the own card, then bumps seq and
+// metadata.updated_at, validates, signs, writes card.json, stores and
+// publishes it. fn must not change id; seq and signature are set here.
+func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
+	n.cardMu.Lock()
+	defer n.cardMu.Unlock()
+	old := n.Card()
+	c := old.Clone()
+	fn(c)
+	if c.ID == "" {
+		c.ID = n.agentID
+	}
+	if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != n.agentID {
+		return &apiError{status: 409, Code: codeConflict, Path: "/id", Message: "the card's id must be this node's agent id " + n.agentID}
+	}
+	c.ID = n.agentID
+	seq := uint64(1)
+	if old.Seq != nil {
+		seq = *old.Seq + 1
+	}
+	c.Seq = &seq
+	if c.Metadata == nil {
+		c.Metadata = &adp.Metadata{}
+	}
+	c.Metadata.UpdatedAt = time.Now().UTC().Format(time.RFC3339)
+	if c.Metadata.CreatedAt == "" && old.Metadata != nil {
+		c.Metadata.CreatedAt = old.Metadata.CreatedAt
+	}
+	c.Signature = ""
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := c.Sign(n.sk); err != nil {
+		return fmt.Errorf("node: sign card: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(n.cfg.DataDir, cardFile), c.Raw(), 0o644); err != nil {
+		return fmt.Errorf("node: write card: %w", err)
+	}
+	if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
+		return fmt.Errorf("node: store card: %w", err)
+	}
+	n.mu.Lock()
+	n.card = c
+	n.mu.Unlock()
+	n.registerTools(c)
+	if len(n.Peers()) > 0 {
+		n.publish(ctx, c)
+	}
+	return nil
+}
+
+// SetCard replaces the own card's content with c (PUT /v1/card): every
+// field comes from c except id, seq, signature and metadata timestamps.
+func (n *Node) SetCard(ctx context.Context, c *adp.Card) (*adp.Card, error) {
+	if c == nil {
+		return nil, errors.New("node: nil card")
+	}
+	err := n.UpdateCard(ctx, func(dst *adp.Card) {
+		created := ""
+		if dst.Metadata != nil {
+			created = dst.Metadata.CreatedAt
+		}
+		*dst = *c.Clone()
+		if dst.Metadata != nil {
+			m := *dst.Metadata
+			if m.CreatedAt == "" {
+				m.CreatedAt = created
+			}
+			dst.Metadata = &m
+		} else if created != "" {
+			dst.Metadata = &adp.Metadata{CreatedAt: created}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n.Card(), nil
+}

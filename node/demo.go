@@ -1,0 +1,132 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/aitp"
+)
+
+// Tools of the built-in demo agent (Config.DemoAgent).
+const (
+	DemoEcho      = "echo"      // replies with its input
+	DemoWordCount = "wordcount" // counts words, lines and characters of {"text"}
+	DemoReverse   = "reverse"   // reverses {"text"}; streams one chunk per word when asked
+)
+
+// maxDemoText bounds the text the demo tools accept.
+const maxDemoText = 256 << 10
+
+var (
+	textInput = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	yes       = true
+)
+
+// DemoTools returns the card entries of the demo agent's tools, with their
+// input and output schemas. Each call returns fresh values.
+func DemoTools() []adp.Tool {
+	return []adp.Tool{
+		{
+			Name:         DemoEcho,
+			Description:  "Returns its JSON input unchanged.",
+			InputSchema:  json.RawMessage(`{"type":"object"}`),
+			OutputSchema: json.RawMessage(`{"type":"object"}`),
+			Idempotent:   &yes,
+		},
+		{
+			Name:         DemoWordCount,
+			Description:  "Counts the words, lines and characters of a text.",
+			InputSchema:  textInput,
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"words":{"type":"integer"},"lines":{"type":"integer"},"chars":{"type":"integer"}}}`),
+			Idempotent:   &yes,
+		},
+		{
+			Name:         DemoReverse,
+			Description:  "Reverses a text; streams one chunk per word when the caller accepts a stream.",
+			InputSchema:  textInput,
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
+			Streaming:    &yes,
+			Idempotent:   &yes,
+		},
+	}
+}
+
+// demoAgent serves the demo tools in-process.
+func demoAgent(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+	switch r.Method {
+	case DemoEcho:
+		body := r.Body
+		if len(body) == 0 {
+			body = []byte("{}")
+		}
+		if !json.Valid(body) {
+			return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "body is not JSON")
+		}
+		_, err := w.Write(body)
+		return err
+	case DemoWordCount:
+		text, err := demoText(r.Body)
+		if err != nil {
+			return err
+		}
+		lines := 0
+		if text != "" {
+			lines = strings.Count(text, "\n") + 1
+		}
+		return writeJSON(w, map[string]int{"words": len(strings.FieldsFunc(text, unicode.IsSpace)), "lines": lines, "chars": utf8.RuneCountInString(text)})
+	case DemoReverse:
+		text, err := demoText(r.Body)
+		if err != nil {
+			return err
+		}
+		if r.StreamReply {
+			words := strings.Fields(text)
+			for i := len(words) - 1; i >= 0; i-- {
+				if err := writeJSON(w, map[string]string{"text": reverseString(words[i])}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return writeJSON(w, map[string]string{"text": reverseString(text)})
+	default:
+		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "no tool %q", r.Method)
+	}
+}
+
+func demoText(body []byte) (string, error) {
+	var in struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "body must be a JSON object: %v", err)
+	}
+	if in.Text == nil {
+		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/text", "required")
+	}
+	if len(*in.Text) > maxDemoText {
+		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/text", "longer than %d bytes", maxDemoText)
+	}
+	return *in.Text, nil
+}
+
+func reverseString(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+func writeJSON(w aitp.ResponseWriter, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,139 @@
+package node_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node"
+)
+
+// testNode describes a node to start.
+type testNode struct {
+	name, description string
+	skills            []string
+	tools             []adp.Tool
+	demo              bool
+	directory         bool
+	agentURL          string
+	bootstrap         []string
+	dataDir           string // reuse (restart); empty = fresh
+	noAPI             bool
+}
+
+// startNode initialises (when needed), builds and starts a node on
+// loopback TCP with its API on a free port; Cleanup closes it.
+func startNode(t testing.TB, tn testNode) *node.Node {
+	t.Helper()
+	dir := tn.dataDir
+	if dir == "" {
+		dir = t.TempDir()
+		name := tn.name
+		if name == "" {
+			name = "test agent"
+		}
+		if _, err := node.Init(dir, node.InitOptions{Name: name, Description: tn.description, Skills: tn.skills, Tools: tn.tools, DemoTools: tn.demo}); err != nil {
+			t.Fatalf("Init: %v", err)
+		}
+	}
+	cfg := node.Config{
+		DataDir:     dir,
+		Listen:      []string{"/ip4/127.0.0.1/tcp/0"},
+		APIAddr:     "127.0.0.1:0",
+		Bootstrap:   tn.bootstrap,
+		Directory:   tn.directory,
+		DemoAgent:   tn.demo,
+		AgentURL:    tn.agentURL,
+		SmallMemory: true,
+		Logger:      testLogger(t),
+	}
+	if tn.noAPI {
+		cfg.APIAddr = ""
+	}
+	n, err := node.New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := n.Start(ctx); err != nil {
+		n.Close()
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return n
+}
+
+func testLogger(t testing.TB) *slog.Logger {
+	if os.Getenv("ADPNODE_TEST_LOG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		<-tick.C
+	}
+}
+
+// api sends a request to n's HTTP API and returns status and body.
+func api(t testing.TB, n *node.Node, method, path, body string) (int, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, n.APIURL()+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// addrOf returns n's first full multiaddr, for bootstrapping others.
+func addrOf(t testing.TB, n *node.Node) string {
+	t.Helper()
+	addrs := n.Addrs()
+	if len(addrs) == 0 {
+		t.Fatal("node has no addresses")
+	}
+	return addrs[0].String()
+}

@@ -1,0 +1,246 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/store"
+)
+
+// DirectorySkill is the skill a directory peer's card carries, so that
+// nodes recognise directory peers from their cards and find them through
+// the DHT's tag providers.
+const DirectorySkill = "adp/directory"
+
+// Timing of the background work.
+const (
+	bootstrapTimeout  = 15 * time.Second
+	announcePoll      = 250 * time.Millisecond // while waiting for the first peers
+	announceSettle    = time.Second            // one GossipSub heartbeat
+	directoryInterval = time.Minute            // re-find directories and advertise
+	fetchTimeout      = 10 * time.Second
+)
+
+// bootstrap connects to the bootstrap peers in parallel and bootstraps the
+// DHT. Failures are logged: the node keeps running and the DHT retries.
+func (n *Node) bootstrap(ctx context.Context) {
+	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
+	if len(infos) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, ai := range infos {
+		if ai.ID == n.self {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := n.host.Connect(ctx, ai); err != nil {
+				n.log.Warn("bootstrap peer unreachable", "peer", ai.ID, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := n.dht.Bootstrap(ctx); err != nil {
+		n.log.Warn("dht bootstrap", "err", err)
+	}
+}
+
+// announceLoop publishes the own card once peers are connected (GossipSub
+// loses messages published before the mesh forms), then advertises it to
+// directory peers now and then. The gossip package re-broadcasts it on its
+// interval and the DHT package republishes it.
+func (n *Node) announceLoop(ctx context.Context) {
+	t := time.NewTimer(announcePoll)
+	defer t.Stop()
+	for len(n.Peers()) == 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			t.Reset(announcePoll)
+		}
+	}
+	t.Reset(announceSettle)
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	n.publish(ctx, n.Card())
+	for {
+		n.advertiseToDirectories(ctx)
+		t.Reset(directoryInterval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// publish sends c to the gossip topic and the DHT. Failures are logged: the
+// re-broadcast and republish loops try again.
+func (n *Node) publish(ctx context.Context, c *adp.Card) {
+	n.gossip.SetOwnCard(c)
+	if err := n.gossip.Publish(ctx, c); err != nil && ctx.Err() == nil {
+		n.log.Debug("gossip publish", "err", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	if err := n.dht.PutCard(dctx, c); err != nil && ctx.Err() == nil {
+		n.log.Debug("dht put", "err", err)
+	}
+}
+
+// onGossipCard stores a card accepted by the gossip validator.
+func (n *Node) onGossipCard(c *adp.Card, from peer.ID) {
+	n.storeCard(n.ctx, c, store.SourceGossip, adp.AgentID(from))
+}
+
+// onDHTCard stores a card the DHT received or fetched.
+func (n *Node) onDHTCard(c *adp.Card) {
+	n.storeCard(n.ctx, c, store.SourceDHT, "")
+}
+
+// storeCard stores a verified card and notes directory peers.
+func (n *Node) storeCard(ctx context.Context, c *adp.Card, src store.Source, origin string) bool {
+	if c.ID == n.agentID {
+		return false // the own card changes only through UpdateCard
+	}
+	stored, err := n.store.PutCard(ctx, c, src, origin)
+	if err != nil {
+		n.log.Debug("store card", "agent", c.ID, "err", err)
+		return false
+	}
+	n.noteDirectory(c)
+	return stored
+}
+
+// noteDirectory remembers (or forgets) c's owner as a directory peer.
+func (n *Node) noteDirectory(c *adp.Card) {
+	p, err := c.PeerID()
+	if err != nil || p == n.self {
+		return
+	}
+	isDir := slices.Contains(c.Skills, DirectorySkill) && !c.IsRevocation()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if isDir {
+		n.directories[p] = c.ID
+	} else {
+		delete(n.directories, p)
+	}
+}
+
+// knownDirectories returns the directory peers the node knows of.
+func (n *Node) knownDirectories() map[peer.ID]string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[peer.ID]string, len(n.directories))
+	for p, id := range n.directories {
+		out[p] = id
+	}
+	return out
+}
+
+// findDirectories asks the DHT for directory peers and learns their cards.
+func (n *Node) findDirectories(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	provs, err := n.dht.FindByTag(ctx, DirectorySkill, 20)
+	if err != nil {
+		n.log.Debug("find directories", "err", err)
+		return
+	}
+	known := n.knownDirectories()
+	for _, ai := range provs {
+		if ai.ID == n.self {
+			continue
+		}
+		if _, ok := known[ai.ID]; ok {
+			continue
+		}
+		if len(ai.Addrs) > 0 {
+			n.host.Peerstore().AddAddrs(ai.ID, ai.Addrs, time.Hour)
+		}
+		if _, err := n.fetchFromOwner(ctx, ai.ID); err != nil {
+			n.log.Debug("describe directory", "peer", ai.ID, "err", err)
+		}
+	}
+}
+
+// advertiseToDirectories sends the own card to every known directory peer.
+func (n *Node) advertiseToDirectories(ctx context.Context) {
+	n.findDirectories(ctx)
+	for p := range n.knownDirectories() {
+		if ctx.Err() != nil {
+			return
+		}
+		actx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		if _, err := n.advertiseTo(actx, p); err != nil {
+			n.log.Debug("advertise to directory", "peer", p, "err", err)
+		}
+		cancel()
+	}
+}
+
+// LookupCard returns the held record of agentID. A card that is missing or
+// stale is fetched again, from the DHT first and then from its owner
+// (adp.describe); when neither answers, a stale record is returned as is.
+func (n *Node) LookupCard(ctx context.Context, agentID string) (*store.Record, error) {
+	id, err := adp.NormalizeAgentID(agentID)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := n.store.Card(ctx, id)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if errors.Is(err, store.ErrRevoked) {
+		return nil, err
+	}
+	if rec != nil && (id == n.agentID || !rec.Stale(time.Now())) {
+		return rec, nil
+	}
+	if ferr := n.refetch(ctx, id); ferr != nil {
+		if rec != nil {
+			return rec, nil // stale beats nothing; the caller sees ExpiresAt
+		}
+		return nil, fmt.Errorf("%w: %s (%v)", store.ErrNotFound, id, ferr)
+	}
+	return n.store.Card(ctx, id)
+}
+
+// refetch gets id's card from the DHT or, failing that, from its owner.
+func (n *Node) refetch(ctx context.Context, id string) error {
+	p, err := adp.PeerIDFromAgentID(id)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	c, derr := n.dht.GetCard(ctx, id)
+	if derr == nil {
+		if err := c.Verify(); err == nil && c.ID == id {
+			_, err := n.store.PutCard(ctx, c, store.SourceDHT, "")
+			n.noteDirectory(c)
+			return err
+		}
+	}
+	_, oerr := n.fetchFromOwner(ctx, p)
+	if oerr == nil {
+		return nil
+	}
+	return errors.Join(derr, oerr)
+}

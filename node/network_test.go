@@ -1,0 +1,178 @@
+package node_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node"
+)
+
+type discoverReply struct {
+	Results []struct {
+		ID            string          `json:"id"`
+		Name          string          `json:"name"`
+		Score         float64         `json:"score"`
+		MatchedTags   []string        `json:"matched_tags"`
+		AgentCard     json.RawMessage `json:"agent_card"`
+		OriginService string          `json:"origin_service"`
+		ReceivedAt    string          `json:"received_at"`
+	} `json:"results"`
+}
+
+func discoverAPI(t *testing.T, n *node.Node, scope, body string) discoverReply {
+	t.Helper()
+	code, out := api(t, n, "POST", "/v1/discover?scope="+scope, body)
+	if code != 200 {
+		t.Fatalf("discover %s: %d %s", body, code, out)
+	}
+	var r discoverReply
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r discoverReply) ids() []string {
+	var out []string
+	for _, x := range r.Results {
+		out = append(out, x.ID)
+	}
+	return out
+}
+
+func (r discoverReply) has(id string) bool {
+	for _, x := range r.Results {
+		if x.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestThreeNodes: cards spread by gossip; discovery by tag and by text;
+// describe, invoke (demo agent and an HTTP agent) and rate through the API.
+func TestThreeNodes(t *testing.T) {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/translate":
+			var in struct{ Text string }
+			json.NewDecoder(r.Body).Decode(&in)
+			fmt.Fprintf(w, `{"translated":%q}`, strings.ToUpper(in.Text))
+		case "/stream":
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			fmt.Fprint(w, "{\"part\":1}\n{\"part\":2}\n")
+		default:
+			http.Error(w, `{"code":"not_found","message":"no such tool"}`, 404)
+		}
+	}))
+	defer agent.Close()
+
+	boot := startNode(t, testNode{name: "Bootstrap", skills: []string{"infra/bootstrap"}})
+	bootAddr := []string{addrOf(t, boot)}
+	tr := startNode(t, testNode{
+		name: "Polyglot translator", description: "Translates documents between French, German and English",
+		skills:    []string{"nlp/translation"},
+		tools:     []adp.Tool{{Name: "translate", Description: "Translate text"}, {Name: "stream", Description: "Streams parts"}},
+		agentURL:  agent.URL,
+		bootstrap: bootAddr,
+	})
+	demo := startNode(t, testNode{name: "Text toolbox", description: "Counts words and reverses strings", skills: []string{"text/analysis"},
+		demo: true, bootstrap: bootAddr})
+	nodes := []*node.Node{boot, tr, demo}
+
+	waitFor(t, 20*time.Second, "every node holds every card", func() bool {
+		for _, n := range nodes {
+			if n.CardCount() != len(nodes) {
+				return false
+			}
+		}
+		return true
+	})
+
+	// Discovery by tag and by text, on a node that holds the cards.
+	if r := discoverAPI(t, demo, "local", `{"tags":["nlp/translation"]}`); len(r.Results) == 0 || r.Results[0].ID != tr.AgentID() {
+		t.Fatalf("by tag: %v", r.ids())
+	}
+	if r := discoverAPI(t, boot, "local", `{"query":"translate a German document"}`); len(r.Results) == 0 || r.Results[0].ID != tr.AgentID() {
+		t.Fatalf("by text: %v", r.ids())
+	}
+	if r := discoverAPI(t, boot, "local", `{"query":"count the words of my essay"}`); len(r.Results) == 0 || r.Results[0].ID != demo.AgentID() {
+		t.Fatalf("by text (demo): %v", r.ids())
+	}
+
+	// Describe through the API: the full signed card, or some fields.
+	code, body := api(t, boot, "POST", "/v1/describe", fmt.Sprintf(`{"agent":%q}`, tr.AgentID()))
+	if c, err := adp.DecodeVerified([]byte(body)); code != 200 || err != nil || c.ID != tr.AgentID() {
+		t.Fatalf("describe: %d %v %s", code, err, body)
+	}
+	code, body = api(t, boot, "POST", "/v1/describe", fmt.Sprintf(`{"agent":%q,"fields":["skills"]}`, tr.AgentID()))
+	if code != 200 || !strings.Contains(body, "nlp/translation") || strings.Contains(body, "signature") {
+		t.Fatalf("describe fields: %d %s", code, body)
+	}
+
+	// Invoke: the demo agent in-process, the HTTP agent by forwarding.
+	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"wordcount","body":{"text":"a b c"}}`, demo.AgentID()))
+	if code != 200 || !strings.Contains(body, `"words":3`) {
+		t.Fatalf("invoke wordcount: %d %s", code, body)
+	}
+	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"translate","body":{"text":"bonjour"}}`, tr.AgentID()))
+	if code != 200 || !strings.Contains(body, `"translated":"BONJOUR"`) {
+		t.Fatalf("invoke translate: %d %s", code, body)
+	}
+	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"stream","stream":true}`, tr.AgentID()))
+	if code != 200 || body != "{\"part\":1}\n{\"part\":2}\n" {
+		t.Fatalf("invoke stream: %d %q", code, body)
+	}
+	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"reverse","stream":true,"body":{"text":"ab cd"}}`, demo.AgentID()))
+	if code != 200 || body != "{\"text\":\"dc\"}\n{\"text\":\"ba\"}\n" {
+		t.Fatalf("invoke demo stream: %d %q", code, body)
+	}
+	// A tool that is not on the card: NOT_FOUND, as 404 with the error model.
+	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"echo"}`, tr.AgentID()))
+	if e := decodeError(t, body); code != 404 || e.Code != "not_found" {
+		t.Fatalf("tool not on card: %d %+v", code, e)
+	}
+	// A bad request to the demo agent keeps its JSON path.
+	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"wordcount","body":{}}`, demo.AgentID()))
+	if e := decodeError(t, body); code != 400 || e.Path != "/text" {
+		t.Fatalf("invalid tool input: %d %+v", code, e)
+	}
+
+	// Interaction records: the successful calls count, ratings are kept.
+	st, err := boot.Stats(context.Background(), demo.AgentID())
+	if err != nil || st.Calls < 2 || st.Successes < 2 {
+		t.Fatalf("stats after calls: %+v %v", st, err)
+	}
+	code, body = api(t, boot, "POST", "/v1/ratings", fmt.Sprintf(`{"agent":%q,"stars":5}`, demo.AgentID()))
+	if code != 200 || !strings.Contains(body, `"rating_count":1`) {
+		t.Fatalf("rate: %d %s", code, body)
+	}
+	code, body = api(t, boot, "POST", "/v1/ratings", fmt.Sprintf(`{"agent":%q,"stars":6}`, demo.AgentID()))
+	if e := decodeError(t, body); code != 400 || e.Path != "/stars" {
+		t.Fatalf("rate 6: %d %+v", code, e)
+	}
+
+	// A card update reaches the others.
+	if err := demo.UpdateCard(context.Background(), func(c *adp.Card) { c.Skills = append(c.Skills, "text/reversal") }); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "the updated card everywhere", func() bool {
+		for _, n := range []*node.Node{boot, tr} {
+			rec, err := n.LookupCard(context.Background(), demo.AgentID())
+			if err != nil || len(rec.Card.Skills) != 2 {
+				return false
+			}
+		}
+		return true
+	})
+	if r := discoverAPI(t, tr, "local", `{"tags":["text/reversal"]}`); !r.has(demo.AgentID()) {
+		t.Fatalf("updated card not indexed: %v", r.ids())
+	}
+}

@@ -1,0 +1,399 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/store"
+)
+
+// Node is one adpnode: a libp2p host carrying the agent's signed card,
+// the card store, the DHT, the gossip topic, the invocation layer, the
+// discovery index and the HTTP API. One node hosts one agent.
+//
+// Lifecycle: New builds everything (and tears down what it built when it
+// fails); Start connects, publishes the card and starts the background
+// loops and the API; Close stops everything in order and waits for every
+// goroutine the node started. A Node is safe for concurrent use.
+type Node struct {
+	cfg     Config
+	log     *slog.Logger
+	sk      crypto.PrivKey
+	self    peer.ID
+	agentID string
+	metrics *metrics
+
+	store  *store.Store
+	host   host.Host
+	server *aitp.Server
+	client *aitp.Client
+	dht    *dht.DHT
+	gossip *gossip.Gossip
+	index  *Discovery
+	agent  *httpAgent
+
+	// lifetime of the background loops, cancelled by Close.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	cardMu sync.Mutex // serialises card updates (sign, write, store, publish)
+
+	mu          sync.Mutex
+	card        *adp.Card
+	tools       map[string]bool    // tool methods registered on the server
+	directories map[peer.ID]string // known directory peers -> agent id
+	inflight    map[string]int     // outbound calls in flight per agent id
+	httpSrv     *http.Server
+	apiURL      string
+	started     bool
+	closed      bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds a node from cfg. The data directory must have been set up by
+// Init. On failure New closes whatever it had started.
+func New(cfg Config) (_ *Node, err error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sk, err := loadIdentity(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	self, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadIdentity, err)
+	}
+	card, err := loadCard(cfg.DataDir, self)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &Node{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		sk:          sk,
+		self:        self,
+		agentID:     adp.AgentID(self),
+		ctx:         ctx,
+		cancel:      cancel,
+		card:        card,
+		tools:       make(map[string]bool),
+		directories: make(map[peer.ID]string),
+		inflight:    make(map[string]int),
+	}
+	var closers []func() error
+	defer func() {
+		if err != nil {
+			cancel()
+			for i := len(closers) - 1; i >= 0; i-- {
+				err = errors.Join(err, closers[i]())
+			}
+		}
+	}()
+	n.metrics = newMetrics(func() int { return len(n.Peers()) }, func() int { return n.CardCount() })
+
+	smetrics, err := store.NewPrometheusMetrics(n.metrics.reg)
+	if err != nil {
+		return nil, fmt.Errorf("node: store metrics: %w", err)
+	}
+	sopts := []store.Option{store.WithLogger(n.log), store.WithDefaultTTL(cfg.CardTTL), store.WithMetrics(smetrics)}
+	if cfg.Directory {
+		sopts = append(sopts, store.WithNoEviction())
+	}
+	if cfg.SmallMemory {
+		sopts = append(sopts, store.WithSmallMemory())
+	}
+	if n.store, err = store.Open(filepath.Join(cfg.DataDir, storeDir), sopts...); err != nil {
+		return nil, fmt.Errorf("node: open store: %w", err)
+	}
+	closers = append(closers, n.store.Close)
+
+	if n.host, err = newHost(sk, cfg.Listen, []protocol.ID{aitp.ProtocolID}, cfg.ConnLow, cfg.ConnHigh); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.host.Close)
+
+	if cfg.AgentURL != "" {
+		if n.agent, err = newHTTPAgent(cfg.AgentURL); err != nil {
+			return nil, err
+		}
+		closers = append(closers, func() error { n.agent.close(); return nil })
+	}
+
+	if n.server, err = aitp.NewServer(n.host, aitp.WithServerLogger(n.log)); err != nil {
+		return nil, fmt.Errorf("node: aitp server: %w", err)
+	}
+	closers = append(closers, n.server.Close)
+	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log))
+	closers = append(closers, n.client.Close)
+
+	boot, err := bootstrapInfos(cfg.Bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	if n.dht, err = dht.New(n.host,
+		dht.Mode(dht.ModeServer),
+		dht.BootstrapPeers(boot...),
+		dht.RepublishInterval(cfg.RepublishInterval),
+		dht.Logger(n.log),
+		dht.OnCard(n.onDHTCard),
+	); err != nil {
+		return nil, fmt.Errorf("node: dht: %w", err)
+	}
+	closers = append(closers, n.dht.Close)
+
+	if n.gossip, err = gossip.New(n.host,
+		gossip.Held(n.store.Held),
+		gossip.OnCard(n.onGossipCard),
+		gossip.RebroadcastInterval(cfg.GossipInterval),
+		gossip.Logger(n.log),
+		gossip.Registerer(n.metrics.reg),
+	); err != nil {
+		return nil, fmt.Errorf("node: gossip: %w", err)
+	}
+	closers = append(closers, n.gossip.Close)
+
+	if n.index, err = n.newIndex(); err != nil {
+		return nil, fmt.Errorf("node: discovery index: %w", err)
+	}
+	n.registerMethods()
+	return n, nil
+}
+
+// loadCard reads and verifies dataDir/card.json, which must belong to self.
+func loadCard(dataDir string, self peer.ID) (*adp.Card, error) {
+	path := filepath.Join(dataDir, cardFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s missing (run adpnode init)", ErrNotInitialized, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("node: read card: %w", err)
+	}
+	c, err := adp.DecodeVerified(raw)
+	if err != nil {
+		return nil, fmt.Errorf("node: %s: %w", path, err)
+	}
+	if p, err := c.PeerID(); err != nil || p != self {
+		return nil, fmt.Errorf("node: %s: card id %s does not match identity.key (%s)", path, c.ID, adp.AgentID(self))
+	}
+	return c, nil
+}
+
+func bootstrapInfos(addrs []string) ([]peer.AddrInfo, error) {
+	var out []peer.AddrInfo
+	for _, s := range addrs {
+		ai, err := parseBootstrap(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: bootstrap: %v", ErrInvalidConfig, err)
+		}
+		out = append(out, *ai)
+	}
+	return out, nil
+}
+
+// Start stores the node's own card, starts the background loops, serves
+// the HTTP API (writing its URL to DataDir/api), connects to the bootstrap
+// peers and publishes the card. ctx bounds the bootstrap only.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	switch {
+	case n.closed:
+		n.mu.Unlock()
+		return ErrClosed
+	case n.started:
+		n.mu.Unlock()
+		return ErrStarted
+	}
+	n.started = true
+	card := n.card
+	n.mu.Unlock()
+
+	if n.cfg.Directory != slices.Contains(card.Skills, DirectorySkill) {
+		err := n.UpdateCard(ctx, func(c *adp.Card) {
+			if n.cfg.Directory {
+				c.Skills = append(c.Skills, DirectorySkill)
+			} else {
+				c.Skills = slices.DeleteFunc(c.Skills, func(s string) bool { return s == DirectorySkill })
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("node: directory skill: %w", err)
+		}
+		card = n.Card()
+	}
+	if _, err := n.store.PutCard(ctx, card, store.SourceSelf, n.agentID); err != nil {
+		return fmt.Errorf("node: store own card: %w", err)
+	}
+	if err := n.startIndexFeed(ctx); err != nil {
+		return fmt.Errorf("node: index feed: %w", err)
+	}
+	if n.cfg.APIAddr != "" {
+		if err := n.serveAPI(); err != nil {
+			return err
+		}
+	}
+	n.bootstrap(ctx)
+	n.gossip.SetOwnCard(card)
+	n.goLoop(n.announceLoop)
+	return nil
+}
+
+// serveAPI listens on cfg.APIAddr and writes the base URL to DataDir/api.
+func (n *Node) serveAPI() error {
+	ln, err := net.Listen("tcp", n.cfg.APIAddr)
+	if err != nil {
+		return fmt.Errorf("node: api listen: %w", err)
+	}
+	url := "http://" + ln.Addr().String()
+	srv := &http.Server{
+		Handler:           newAPIHandler(n),
+		ReadHeaderTimeout: apiReadHeaderTimeout,
+		IdleTimeout:       apiIdleTimeout,
+		ErrorLog:          slog.NewLogLogger(n.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return n.ctx },
+	}
+	if err := writeFileAtomic(APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("node: write api file: %w", err)
+	}
+	n.mu.Lock()
+	n.httpSrv, n.apiURL = srv, url
+	n.mu.Unlock()
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.log.Error("api stopped", "err", err)
+		}
+	}()
+	n.log.Info("api listening", "url", url)
+	return nil
+}
+
+// goLoop runs f until the node closes.
+func (n *Node) goLoop(f func(ctx context.Context)) {
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		f(n.ctx)
+	}()
+}
+
+// Close shuts the node down in order: HTTP API, background loops, gossip,
+// DHT, invocation layer, host, store. It waits for every goroutine the node
+// started and is idempotent.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		n.mu.Lock()
+		n.closed = true
+		srv := n.httpSrv
+		n.mu.Unlock()
+		var errs []error
+		if srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := srv.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("node: api shutdown: %w", err), srv.Close())
+			}
+			cancel()
+			if err := os.Remove(APIFile(n.cfg.DataDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		n.cancel()
+		n.wg.Wait()
+		errs = append(errs, n.gossip.Close(), n.dht.Close())
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := n.server.Shutdown(ctx); err != nil {
+			errs = append(errs, n.server.Close())
+		}
+		cancel()
+		errs = append(errs, n.client.Close())
+		if n.agent != nil {
+			n.agent.close()
+		}
+		errs = append(errs, n.host.Close(), n.store.Close())
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
+
+// AgentID returns the node's agent id ("agent://k51...").
+func (n *Node) AgentID() string { return n.agentID }
+
+// PeerID returns the node's libp2p peer id.
+func (n *Node) PeerID() peer.ID { return n.self }
+
+// Host returns the node's libp2p host (for tests and tools that connect
+// nodes directly). Do not close it.
+func (n *Node) Host() host.Host { return n.host }
+
+// Addrs returns the node's listen addresses as full multiaddrs ending in
+// /p2p/<peer id>.
+func (n *Node) Addrs() []ma.Multiaddr {
+	addrs, err := peer.AddrInfoToP2pAddrs(&peer.AddrInfo{ID: n.self, Addrs: n.host.Addrs()})
+	if err != nil {
+		return nil
+	}
+	return addrs
+}
+
+// APIURL returns the HTTP API base URL, "" before Start or when disabled.
+func (n *Node) APIURL() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.apiURL
+}
+
+// DataDir returns the node's data directory.
+func (n *Node) DataDir() string { return n.cfg.DataDir }
+
+// Directory reports whether the node is a directory peer.
+func (n *Node) Directory() bool { return n.cfg.Directory }
+
+// Card returns the node's own signed card (read only).
+func (n *Node) Card() *adp.Card {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.card
+}
+
+// Peers returns the connected peers.
+func (n *Node) Peers() []peer.ID { return n.host.Network().Peers() }
+
+// CardCount returns the number of live cards held, the node's own included.
+func (n *Node) CardCount() int { return n.store.Count() }
+
+// Cards returns every live card held.
+func (n *Node) Cards(ctx context.Context) ([]*store.Record, error) {
+	var out []*store.Record
+	err := n.store.Cards(ctx, func(r *store.Record) bool {
+		out = append(out, r)
+		return true
+	})
+	return out, err
+}

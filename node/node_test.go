@@ -1,0 +1,98 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node"
+)
+
+func TestInit(t *testing.T) {
+	dir := t.TempDir()
+	id, err := node.Init(dir, node.InitOptions{Name: "Translator", Description: "Translates text", Skills: []string{"nlp/translation"}, DemoTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "card.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := adp.DecodeVerified(raw)
+	if err != nil {
+		t.Fatalf("card.json does not verify: %v", err)
+	}
+	if c.ID != id || c.Name != "Translator" || c.Seq == nil || *c.Seq != 1 || len(c.Tools) != len(node.DemoTools()) {
+		t.Fatalf("card: id %s (want %s) name %q seq %v tools %d", c.ID, id, c.Name, c.Seq, len(c.Tools))
+	}
+	if _, err := node.Init(dir, node.InitOptions{Name: "again"}); !errors.Is(err, node.ErrAlreadyInitialized) {
+		t.Fatalf("second Init: %v", err)
+	}
+	if _, err := node.Init(t.TempDir(), node.InitOptions{}); !errors.Is(err, node.ErrInvalidConfig) {
+		t.Fatalf("Init without name: %v", err)
+	}
+	if _, err := node.Init(t.TempDir(), node.InitOptions{Name: "x", Skills: []string{"Bad Tag!"}}); err == nil {
+		t.Fatal("Init accepted an invalid skill")
+	}
+}
+
+func TestNewNeedsInit(t *testing.T) {
+	_, err := node.New(node.Config{DataDir: t.TempDir()})
+	if !errors.Is(err, node.ErrNotInitialized) {
+		t.Fatalf("New on empty dir: %v", err)
+	}
+}
+
+// TestStartCloseNoLeak starts and closes nodes and checks that every
+// goroutine they started is gone.
+func TestStartCloseNoLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	dir := t.TempDir()
+	if _, err := node.Init(dir, node.InitOptions{Name: "leak check", DemoTools: true}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // start, stop, restart on the same data dir
+		n, err := node.New(node.Config{DataDir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}, APIAddr: "127.0.0.1:0", DemoAgent: true, SmallMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Start(context.Background()); !errors.Is(err, node.ErrStarted) {
+			t.Fatalf("second Start: %v", err)
+		}
+		apiURL, err := os.ReadFile(node.APIFile(dir))
+		if err != nil || strings.TrimSpace(string(apiURL)) != n.APIURL() || !strings.HasPrefix(n.APIURL(), "http://127.0.0.1:") {
+			t.Fatalf("api file %q (%v), APIURL %q", apiURL, err, n.APIURL())
+		}
+		if code, _ := api(t, n, "GET", "/healthz", ""); code != 200 {
+			t.Fatalf("healthz: %d", code)
+		}
+		if err := n.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if err := n.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		if _, err := os.Stat(node.APIFile(dir)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("api file left after Close: %v", err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("goroutines: %d before, %d after Close\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		<-tick.C
+	}
+}

@@ -1,0 +1,64 @@
+package node
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+// Status is the node's summary (GET /v1/status).
+type Status struct {
+	AgentID   string   `json:"agent_id"`
+	PeerID    string   `json:"peer_id"`
+	Name      string   `json:"name"`
+	Addrs     []string `json:"addrs"` // full multiaddrs ending in /p2p/<peer id>
+	Peers     int      `json:"peers"`
+	Cards     int      `json:"cards"`
+	Directory bool     `json:"directory"`
+	APIURL    string   `json:"api_url,omitempty"`
+	Seq       uint64   `json:"seq"`
+}
+
+// Status returns the node's summary.
+func (n *Node) Status() Status {
+	c := n.Card()
+	st := Status{
+		AgentID: n.agentID, PeerID: n.self.String(), Name: c.Name,
+		Peers: len(n.Peers()), Cards: n.CardCount(), Directory: n.cfg.Directory, APIURL: n.APIURL(),
+		Addrs: []string{},
+	}
+	if c.Seq != nil {
+		st.Seq = *c.Seq
+	}
+	for _, a := range n.Addrs() {
+		st.Addrs = append(st.Addrs, a.String())
+	}
+	return st
+}
+
+// PeerInfo describes a connected peer (GET /v1/peers).
+type PeerInfo struct {
+	PeerID    string   `json:"peer_id"`
+	AgentID   string   `json:"agent_id"`
+	Addrs     []string `json:"addrs"`
+	Directory bool     `json:"directory"`
+}
+
+// PeerInfos returns the connected peers, sorted by peer id.
+func (n *Node) PeerInfos() []PeerInfo {
+	dirs := n.knownDirectories()
+	out := []PeerInfo{}
+	for _, p := range n.Peers() {
+		pi := PeerInfo{PeerID: p.String(), AgentID: adp.AgentID(p), Addrs: []string{}}
+		_, pi.Directory = dirs[p]
+		for _, c := range n.host.Network().ConnsToPeer(p) {
+			pi.Addrs = append(pi.Addrs, c.RemoteMultiaddr().String())
+		}
+		out = append(out, pi)
+	}
+	slices.SortFunc(out, func(a, b PeerInfo) int {
+		return strings.Compare(a.PeerID, b.PeerID)
+	})
+	return out
+}
