@@ -17,7 +17,8 @@
 //     third party is refused);
 //  4. adp.DecodeVerified fails (invalid card, missing or bad signature):
 //     Reject;
-//  5. a held card (the Held option) is as new or newer under adp.Compare:
+//  5. a held card (the Held option), or the last card this validator
+//     accepted for the agent, is as new or newer under adp.Compare:
 //     Ignore (skipped for the node's own publications).
 //
 // Otherwise the message is accepted, relayed, and its card handed to the

@@ -20,15 +20,16 @@ import (
 // stops the GossipSub router and waits for the delivery and rebroadcast
 // goroutines; the host stays open.
 type Gossip struct {
-	h     host.Host
-	self  peer.ID
-	cfg   config
-	ps    *pubsub.PubSub
-	topic *pubsub.Topic
-	sub   *pubsub.Subscription
-	count *counters
-	prom  *promMetrics
-	mesh  *meshTracer
+	h      host.Host
+	self   peer.ID
+	cfg    config
+	ps     *pubsub.PubSub
+	topic  *pubsub.Topic
+	sub    *pubsub.Subscription
+	count  *counters
+	prom   *promMetrics
+	mesh   *meshTracer
+	recent *recent
 
 	ctx         context.Context // the router's lifetime, cancelled last by Close
 	cancel      context.CancelFunc
@@ -79,6 +80,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 		loopCancel: loopCancel,
 		ownChanged: make(chan struct{}, 1),
 		mesh:       newMeshTracer(),
+		recent:     newRecent(cfg.now),
 	}
 	defer func() {
 		if err != nil {

@@ -166,3 +166,10 @@ func waitMeshed(t testing.TB, nodes []*node) {
 		return true
 	})
 }
+
+// forget drops the card held for agentID, as a store does when it expires.
+func (s *holder) forget(agentID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.cards, agentID)
+}

@@ -24,12 +24,14 @@ type config struct {
 	score      *pubsub.PeerScoreParams
 	thresholds *pubsub.PeerScoreThresholds
 	psOpts     []pubsub.Option
+	now        func() time.Time
 }
 
 func defaultConfig() config {
 	return config{
 		interval: DefaultRebroadcastInterval,
 		log:      slog.New(slog.DiscardHandler),
+		now:      time.Now,
 	}
 }
 
@@ -127,6 +129,18 @@ func PeerScore(p *pubsub.PeerScoreParams, t *pubsub.PeerScoreThresholds) Option 
 func PubSubOptions(opts ...pubsub.Option) Option {
 	return func(c *config) error {
 		c.psOpts = append(c.psOpts, opts...)
+		return nil
+	}
+}
+
+// Clock sets the clock the validator's short-term memory of accepted
+// cards runs on (default time.Now).
+func Clock(now func() time.Time) Option {
+	return func(c *config) error {
+		if now == nil {
+			return fmt.Errorf("%w: nil clock", ErrBadOption)
+		}
+		c.now = now
 		return nil
 	}
 }

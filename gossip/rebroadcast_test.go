@@ -140,6 +140,7 @@ func TestOptions(t *testing.T) {
 		"jitter too large": {gossip.RebroadcastInterval(time.Second), gossip.Jitter(time.Second)},
 		"logger":           {gossip.Logger(nil)},
 		"score":            {gossip.PeerScore(nil, nil)},
+		"clock":            {gossip.Clock(nil)},
 	} {
 		if _, err := gossip.New(h, opts...); !errors.Is(err, gossip.ErrBadOption) {
 			t.Errorf("%s: New = %v, want ErrBadOption", name, err)

@@ -51,11 +51,10 @@ func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResu
 	if err != nil {
 		return pubsub.ValidationReject, ReasonInvalid, nil
 	}
-	// 5. Freshness against the held copy; our own publications always go.
-	if from != g.self && g.cfg.held != nil {
-		if held := g.cfg.held(adp.AgentID(owner)); held != nil && adp.Compare(c, held) <= 0 {
-			return pubsub.ValidationIgnore, ReasonNotNewer, nil
-		}
+	// 5. Freshness against the held copy and the last accepted one; our
+	// own publications always go.
+	if from != g.self && !g.recent.admit(owner, c, g.cfg.held) {
+		return pubsub.ValidationIgnore, ReasonNotNewer, nil
 	}
 	return pubsub.ValidationAccept, "", c
 }
