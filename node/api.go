@@ -52,6 +52,7 @@ func newAPIHandler(n *Node) http.Handler {
 	for path, doc := range wellKnownDocs {
 		mux.HandleFunc("GET "+path, a.wellKnown(doc))
 	}
+	mux.HandleFunc("GET /agents/{id}/ad.json", a.anpDescription)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost} {

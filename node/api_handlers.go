@@ -286,7 +286,7 @@ func (a *api) status(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) wellKnown(doc wellKnownDoc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := doc.render(a.n)
+		body, err := doc.render(a.n, r)
 		if err != nil {
 			writeAPIError(w, err)
 			return

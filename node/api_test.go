@@ -177,6 +177,42 @@ func TestAPI(t *testing.T) {
 		if _, err := adp.DecodeVerified([]byte(body)); code != 200 || err != nil {
 			t.Fatalf("adp-card.json: %d %v", code, err)
 		}
+		for path, want := range map[string]string{
+			"/.well-known/agent-card.json":    `"name":"API test"`,
+			"/.well-known/agentcard":          `"name":"API test"`,
+			"/.well-known/agent.json":         n.AgentID(),
+			"/.well-known/agent-descriptions": `"CollectionPage"`,
+		} {
+			code, body := api(t, n, "GET", path, "")
+			if code != 200 || !strings.Contains(body, want) {
+				t.Errorf("%s: %d, want %s in %s", path, code, want, body)
+			}
+		}
+		resp, err := http.Get(n.APIURL() + "/.well-known/agentcard")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != "application/agentcard+json" {
+			t.Errorf("agentcard Content-Type %q", ct)
+		}
+		code, body = api(t, n, "GET", "/.well-known/agent-descriptions?page=0", "")
+		if code != 400 {
+			t.Errorf("page 0: %d %s", code, body)
+		}
+		var coll struct {
+			Items []struct {
+				ID string `json:"@id"`
+			} `json:"items"`
+		}
+		_, body = api(t, n, "GET", "/.well-known/agent-descriptions", "")
+		if err := json.Unmarshal([]byte(body), &coll); err != nil || len(coll.Items) != 1 {
+			t.Fatalf("collection: %v %s", err, body)
+		}
+		path := strings.TrimPrefix(coll.Items[0].ID, n.APIURL())
+		if code, body = api(t, n, "GET", path, ""); code != 200 || !strings.Contains(body, "ad:AgentDescription") {
+			t.Errorf("ANP description %s: %d %s", path, code, body)
+		}
 		code, body = api(t, n, "GET", "/metrics", "")
 		for _, m := range []string{"adpnode_peers", "adpnode_cards 1", "adpnode_discover_seconds", "go_goroutines"} {
 			if !strings.Contains(body, m) {

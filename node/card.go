@@ -14,6 +14,10 @@ import (
 	"github.com/adpnode/adpnode/store"
 )
 
+// EndpointProtocol is the protocol of the endpoint Init puts on a card:
+// AITP over libp2p, addressed by the agent id.
+const EndpointProtocol = "aitp"
+
 // InitOptions describe the card Init creates.
 type InitOptions struct {
 	Name, Description string
@@ -80,6 +84,9 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 	c.ID = adp.AgentID(self)
 	if c.DID, err = adp.DIDKey(sk.GetPublic()); err != nil {
 		return "", err
+	}
+	if c.Endpoints == nil {
+		c.Endpoints = []adp.Endpoint{{Protocol: EndpointProtocol, URI: c.ID}}
 	}
 	if c.Version == "" {
 		c.Version = "1.0.0"
