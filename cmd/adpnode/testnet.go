@@ -1,0 +1,394 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/testnet"
+)
+
+// defaultTestnetDir is where `adpnode testnet` keeps its testnet unless
+// --dir says otherwise (git-ignored).
+const defaultTestnetDir = ".testnet"
+
+func newTestnetCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "testnet",
+		Short: "Run a local testnet of adpnode processes on 127.0.0.1",
+		Long: `Run a local testnet: N adpnode processes on 127.0.0.1, each with a distinct
+agent card from a bundled set, one bootstrap peer and optional directory peers.
+
+  adpnode testnet up -n 5          start 5 nodes and wait until every node holds every card
+  adpnode testnet status           per node: up or down, cards held, peers, memory
+  adpnode testnet discover --tags vision/ocr
+  adpnode testnet down             stop every node and remove the testnet directory`,
+	}
+	var dir string
+	cmd.PersistentFlags().StringVar(&dir, "dir", defaultTestnetDir, "testnet directory")
+	cmd.AddCommand(
+		newTestnetUpCmd(&dir),
+		newTestnetStatusCmd(&dir),
+		newTestnetDiscoverCmd(&dir),
+		newTestnetRestartCmd(&dir),
+		newTestnetDownCmd(&dir),
+	)
+	return cmd
+}
+
+func newTestnetUpCmd(dir *string) *cobra.Command {
+	var (
+		n, dirs              int
+		timeout, startTO     time.Duration
+		env, nodeArgs, liste []string
+		quiet                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a testnet and return with its nodes running",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := []testnet.Option{
+				testnet.WithDirectories(dirs),
+				testnet.WithTimeout(timeout),
+				testnet.WithStartTimeout(startTO),
+				testnet.WithEnv(env...),
+				testnet.WithNodeArgs(nodeArgs...),
+			}
+			if len(liste) > 0 {
+				opts = append(opts, testnet.WithListen(liste...))
+			}
+			if !quiet {
+				opts = append(opts, testnet.WithProgress(tnProgressPrinter(cmd.ErrOrStderr())))
+			}
+			tn, err := testnet.Up(ctx, *dir, n, opts...)
+			if !quiet {
+				fmt.Fprintln(cmd.ErrOrStderr())
+			}
+			if err != nil {
+				return err
+			}
+			return tnPrintUp(ctx, cmd.OutOrStdout(), tn, *dir)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&n, "nodes", "n", 5, fmt.Sprintf("number of nodes (1..%d)", testnet.MaxNodes))
+	f.IntVar(&dirs, "directories", 0, "number of directory peers (nodes 1..K)")
+	f.DurationVar(&timeout, "timeout", testnet.DefaultTimeout, "how long to wait until every node holds every card")
+	f.DurationVar(&startTO, "start-timeout", testnet.DefaultStartTimeout, "how long to wait for each node's API")
+	f.StringArrayVar(&env, "node-env", nil, "KEY=VALUE added to every node's environment (repeatable), e.g. GOGC=50")
+	f.StringArrayVar(&nodeArgs, "node-arg", nil, "argument added to every node's `adpnode run` (repeatable)")
+	f.StringArrayVar(&liste, "listen", nil, "libp2p listen multiaddr of every node (repeatable; default loopback TCP and QUIC, port 0)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	return cmd
+}
+
+// tnProgressPrinter renders progress on w: one line rewritten in place on
+// a terminal; otherwise a line when a phase starts or ends and at most one a
+// second in between.
+func tnProgressPrinter(w io.Writer) func(testnet.Progress) {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	var (
+		mu        sync.Mutex
+		lastPhase testnet.Phase
+		lastLine  time.Time
+	)
+	return func(p testnet.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		var line string
+		switch p.Phase {
+		case testnet.PhaseInit:
+			line = fmt.Sprintf("init:      %d/%d keys and signed cards", p.Done, p.Total)
+		case testnet.PhaseStart:
+			line = fmt.Sprintf("start:     %d/%d nodes answering (%s)", p.Done, p.Total, tnRound(p.Elapsed))
+		case testnet.PhasePropagate:
+			line = fmt.Sprintf("propagate: %d/%d nodes hold every card, %d/%d cards (%s)",
+				p.Done, p.Total, p.Cards, p.Total*p.Total, tnRound(p.Elapsed))
+		}
+		now := time.Now()
+		newPhase := p.Phase != lastPhase
+		switch {
+		case tty && newPhase && lastPhase != "":
+			fmt.Fprintf(w, "\n%s", line)
+		case tty:
+			fmt.Fprintf(w, "\r\033[K%s", line)
+		case newPhase || p.Done == p.Total || now.Sub(lastLine) >= time.Second:
+			fmt.Fprintln(w, line)
+			lastLine = now
+		}
+		lastPhase = p.Phase
+	}
+}
+
+func tnRound(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
+}
+
+// printUp prints the summary of a fresh testnet: timings, the node table
+// and one sample discovery.
+func tnPrintUp(ctx context.Context, w io.Writer, tn *testnet.Testnet, dir string) error {
+	r := tn.Report()
+	nodes := tn.Nodes()
+	fmt.Fprintf(w, "testnet of %d nodes running in %s\n", r.Nodes, tn.Dir())
+	fmt.Fprintf(w, "full propagation: every node holds all %d cards %s after the first node started (last node started at %s, all APIs up at %s)\n\n",
+		r.Nodes, tnRound(r.Propagated), tnRound(r.LastStarted), tnRound(r.Ready))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tROLE\tNAME\tSKILLS\tAPI\tAGENT")
+	for _, n := range nodes {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.Index, tnRole(n), n.Name, strings.Join(n.Skills, ","), n.API, n.AgentID)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// One discovery to show the network works end to end: ask node 0 for
+	// the first skill of the last node's card.
+	last := nodes[len(nodes)-1]
+	if len(last.Skills) > 0 {
+		req := &adp.DiscoverRequest{Tags: []string{last.Skills[0]}, Limit: 5}
+		fmt.Fprintf(w, "\nsample discovery on node 0 (scope network): tags=%s\n", last.Skills[0])
+		resp, err := tn.Discover(ctx, 0, req, "network")
+		if err != nil {
+			return fmt.Errorf("sample discovery: %w", err)
+		}
+		tnPrintResults(w, resp)
+	}
+	flag := ""
+	if dir != defaultTestnetDir {
+		flag = " --dir " + dir
+	}
+	fmt.Fprintf(w, "\nnext: adpnode testnet status%s | adpnode testnet discover%s --query 'translate a contract' | adpnode testnet down%s\n", flag, flag, flag)
+	return nil
+}
+
+func tnRole(n testnet.NodeInfo) string {
+	switch {
+	case n.Bootstrap:
+		return "bootstrap"
+	case n.Directory:
+		return "directory"
+	default:
+		return "peer"
+	}
+}
+
+func tnPrintResults(w io.Writer, resp *adp.DiscoverResponse) {
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(w, "  no results")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SCORE\tNAME\tMATCHED\tAGENT")
+	for _, r := range resp.Results {
+		fmt.Fprintf(tw, "  %.3f\t%s\t%s\t%s\n", r.Score, r.Name, strings.Join(r.MatchedTags, ","), r.ID)
+	}
+	_ = tw.Flush()
+	for _, warn := range resp.Warnings {
+		fmt.Fprintln(w, "  warning:", warn)
+	}
+}
+
+func newTestnetStatusCmd(dir *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show each node: up or down, cards held, peers, memory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tn, err := testnet.Open(*dir)
+			if err != nil {
+				return err
+			}
+			states := tn.Status(cmd.Context())
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return tnWriteJSON(w, tnStatusJSON(states))
+			}
+			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "#\tSTATE\tPID\tCARDS\tPEERS\tRSS\tNAME\tAPI")
+			up := 0
+			for _, s := range states {
+				state, cards, peers, rss := "down", "-", "-", "-"
+				if s.Up {
+					up++
+					state = "up"
+					rss = fmt.Sprintf("%.1f MB", float64(s.RSS)/1e6)
+				}
+				if s.Status != nil {
+					cards, peers = fmt.Sprint(s.Status.Cards), fmt.Sprint(s.Status.Peers)
+				} else if s.Up {
+					state = "starting"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Index, state, s.PID, cards, peers, rss, s.Name, s.API)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%d of %d nodes up (%s)\n", up, len(states), tn.Dir())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+type tnNodeStateJSON struct {
+	testnet.NodeInfo
+	Up     bool                `json:"up"`
+	RSS    int64               `json:"rss_bytes"`
+	Status *testnet.NodeStatus `json:"status,omitempty"`
+	Error  string              `json:"error,omitempty"`
+}
+
+func tnStatusJSON(states []testnet.NodeState) []tnNodeStateJSON {
+	out := make([]tnNodeStateJSON, len(states))
+	for i, s := range states {
+		out[i] = tnNodeStateJSON{NodeInfo: s.NodeInfo, Up: s.Up, RSS: s.RSS, Status: s.Status}
+		if s.Err != nil {
+			out[i].Error = s.Err.Error()
+		}
+	}
+	return out
+}
+
+func newTestnetDiscoverCmd(dir *string) *cobra.Command {
+	var (
+		node     int
+		tags     []string
+		query    string
+		limit    int
+		scope    string
+		evidence bool
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "discover",
+		Short: "Run a discovery on one node of the testnet",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(tags) == 0 && query == "" {
+				return fmt.Errorf("give --tags or --query")
+			}
+			tn, err := testnet.Open(*dir)
+			if err != nil {
+				return err
+			}
+			req := &adp.DiscoverRequest{Tags: tags, Query: query, Limit: limit, IncludeEvidence: evidence}
+			path := "/v1/discover"
+			if scope != "" {
+				path += "?scope=" + scope
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				var raw json.RawMessage
+				if err := tn.API(cmd.Context(), node, http.MethodPost, path, req, &raw); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "%s\n", strings.TrimSpace(string(raw)))
+				return err
+			}
+			resp, err := tn.Discover(cmd.Context(), node, req, scope)
+			if err != nil {
+				return err
+			}
+			tnPrintResults(w, resp)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&node, "node", 0, "index of the node that runs the discovery")
+	f.StringSliceVar(&tags, "tags", nil, "skill tags, e.g. nlp/translation,vision/*")
+	f.StringVar(&query, "query", "", "free-text query")
+	f.IntVar(&limit, "limit", 10, "maximum number of results")
+	f.StringVar(&scope, "scope", "network", "local (the node's own store) or network")
+	f.BoolVar(&evidence, "evidence", false, "ask for score components and matched examples")
+	f.BoolVar(&asJSON, "json", false, "print the node's JSON answer")
+	return cmd
+}
+
+func newTestnetRestartCmd(dir *string) *cobra.Command {
+	var node int
+	cmd := &cobra.Command{
+		Use:   "restart",
+		Short: "Stop one node and start it again on the same addresses",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tn, err := testnet.Open(*dir)
+			if err != nil {
+				return err
+			}
+			if err := tn.StopNode(cmd.Context(), node); err != nil {
+				return err
+			}
+			if err := tn.StartNode(cmd.Context(), node); err != nil {
+				return err
+			}
+			u, err := tn.APIURL(node)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "node %d restarted, API %s\n", node, u)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&node, "node", 0, "index of the node to restart")
+	return cmd
+}
+
+func newTestnetDownCmd(dir *string) *cobra.Command {
+	var (
+		keep   bool
+		stopTO time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Stop every node (SIGTERM, then SIGKILL) and remove the testnet directory",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tn, err := testnet.Open(*dir, testnet.WithStopTimeout(stopTO))
+			if err != nil {
+				return err
+			}
+			if err := tn.Down(cmd.Context(), keep); err != nil {
+				return err
+			}
+			what := "removed"
+			if keep {
+				what = "kept"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "stopped %d nodes; %s %s\n", tn.Len(), what, tn.Dir())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the testnet directory (data and logs)")
+	cmd.Flags().DurationVar(&stopTO, "stop-timeout", testnet.DefaultStopTimeout, "wait this long after SIGTERM before SIGKILL")
+	return cmd
+}
+
+func tnWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,149 @@
+//go:build unix
+
+package testnet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// launch starts bin with args detached from the caller: in its own process
+// group (so a Ctrl-C in the caller's terminal does not reach it), stdin
+// from /dev/null, stdout and stderr appended to logPath. It returns the
+// process id and does not wait for the process.
+func launch(bin string, args, env []string, logPath string) (int, error) {
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("testnet: open log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("testnet: start %s: %w", filepath.Base(bin), err)
+	}
+	pid := cmd.Process.Pid
+	// Release drops the handle without waiting: the node outlives the
+	// command that started it. A caller that stays alive reaps it in
+	// alive (see reap).
+	_ = cmd.Process.Release()
+	return pid, nil
+}
+
+// alive reports whether pid is a running process (not a zombie) whose
+// command line names dataDir, so a recycled process id never counts as (or
+// gets signalled as) a testnet node.
+func alive(pid int, dataDir string) bool {
+	if pid <= 0 {
+		return false
+	}
+	reap(pid)
+	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		// No procfs (macOS): trust the signal probe.
+		_, statErr := os.Stat("/proc/self")
+		return statErr != nil
+	}
+	if state := procState(pid); state == 'Z' || state == 'X' {
+		return false
+	}
+	for _, arg := range bytes.Split(cmdline, []byte{0}) {
+		if string(arg) == dataDir {
+			return true
+		}
+	}
+	return false
+}
+
+// reap collects pid's exit status when it is a child of this process, so
+// that a stopped node does not linger as a zombie while its parent (a test,
+// say) keeps running. It does nothing for other processes.
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+}
+
+// procState returns the state letter of /proc/<pid>/stat, or 0.
+func procState(pid int) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name is in parentheses and may contain spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
+// rssBytes returns the resident set size of pid from /proc/<pid>/status
+// (VmRSS), or 0 when it is not available.
+func rssBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 1 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb * 1024
+	}
+	return 0
+}
+
+// stop sends SIGTERM to the node's process group, waits up to grace for it
+// to exit, then sends SIGKILL and waits again. It does nothing when the
+// process is already gone.
+func stop(ctx context.Context, pid int, dataDir string, grace time.Duration) error {
+	if !alive(pid, dataDir) {
+		return nil
+	}
+	signalGroup(pid, syscall.SIGTERM)
+	if waitGone(ctx, pid, dataDir, grace) {
+		return nil
+	}
+	signalGroup(pid, syscall.SIGKILL)
+	if waitGone(ctx, pid, dataDir, 5*time.Second) {
+		return nil
+	}
+	return fmt.Errorf("%w: process %d survived SIGKILL", ErrTimeout, pid)
+}
+
+// signalGroup signals the process group led by pid (launch makes every node
+// a group leader), falling back to the process alone.
+func signalGroup(pid int, sig syscall.Signal) {
+	if err := syscall.Kill(-pid, sig); err != nil {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// waitGone polls until the process is gone, d passes or ctx ends.
+func waitGone(ctx context.Context, pid int, dataDir string, d time.Duration) bool {
+	err := poll(ctx, d, func() bool { return !alive(pid, dataDir) })
+	return err == nil
+}

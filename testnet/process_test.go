@@ -1,0 +1,229 @@
+//go:build unix
+
+package testnet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startFake launches a shell that names dataDir on its command line and
+// ignores nothing: a stand-in for a node process.
+func startFake(t *testing.T, dataDir, script string) int {
+	t.Helper()
+	pid, _ := startFakeLog(t, dataDir, script)
+	return pid
+}
+
+// startFakeLog is startFake that also returns the process's log file.
+func startFakeLog(t *testing.T, dataDir, script string) (int, string) {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Fatalf("need sh: %v", err)
+	}
+	log := filepath.Join(t.TempDir(), "log")
+	pid, err := launch("/bin/sh", []string{"-c", script, "fake-node", "--data-dir", dataDir}, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		reap(pid)
+	})
+	return pid, log
+}
+
+func TestStopTerminatesProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pid, log := startFakeLog(t, dir, "sleep 60 & echo $!; wait")
+	var child int
+	if err := WaitFor(func() bool {
+		b, _ := os.ReadFile(log)
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return child > 0
+	}, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !alive(pid, dir) {
+		t.Fatal("fresh process not alive")
+	}
+	if alive(pid, dir+"-other") {
+		t.Fatal("alive matched a process that does not name the data dir")
+	}
+	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+		t.Fatalf("process group %d (%v), want its own group %d", pgid, err, pid)
+	}
+	if rssBytes(pid) <= 0 {
+		t.Error("no RSS for a running process")
+	}
+	if err := stop(context.Background(), pid, dir, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if alive(pid, dir) {
+		t.Fatal("process alive after stop")
+	}
+	// The group's other member (sleep) got the signal too.
+	if err := WaitFor(func() bool { st := procState(child); return st == 0 || st == 'Z' }, 5*time.Second); err != nil {
+		t.Errorf("child %d of the node's process group survived stop: %v", child, err)
+	}
+}
+
+func TestStopEscalatesToSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	pid, log := startFakeLog(t, dir, `trap "" TERM; echo ready; while :; do sleep 0.05; done`)
+	if err := WaitFor(func() bool {
+		b, _ := os.ReadFile(log)
+		return string(b) == "ready\n"
+	}, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := stop(context.Background(), pid, dir, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if alive(pid, dir) {
+		t.Fatal("process survived stop")
+	}
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("stop returned after %v, before the grace period: SIGTERM was not ignored?", d)
+	}
+}
+
+func TestStopOfDeadProcessIsNoop(t *testing.T) {
+	if err := stop(context.Background(), 0, "/nowhere", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pid := startFake(t, dir, "exit 0")
+	if err := WaitFor(func() bool { return !alive(pid, dir) }, 5*time.Second); err != nil {
+		t.Fatalf("exited child still counted alive (zombie not reaped?): %v", err)
+	}
+	if err := stop(context.Background(), pid, dir, time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestManifestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	m := &Manifest{Version: manifestVersion, CreatedAt: time.Unix(1700000000, 0).UTC(), Binary: "/x/bin/adpnode",
+		Nodes: []NodeInfo{{Index: 0, Name: "a", AgentID: "agent://k51", DataDir: "/x/node-0", PID: 42, Bootstrap: true, Args: []string{"run"}}}}
+	if err := writeManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Nodes[0].PID != 42 || got.Binary != m.Binary || !got.CreatedAt.Equal(m.CreatedAt) {
+		t.Errorf("read back %+v", got)
+	}
+	if _, err := readManifest(t.TempDir()); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("missing manifest: %v, want ErrNotRunning", err)
+	}
+	bad := filepath.Join(t.TempDir())
+	os.WriteFile(filepath.Join(bad, ManifestFile), []byte(`{"version":1,"nodes":[{"index":3}]}`), 0o644)
+	if _, err := readManifest(bad); err == nil {
+		t.Error("manifest with a wrong node index accepted")
+	}
+	os.WriteFile(filepath.Join(bad, ManifestFile), []byte(`{"version":1,"nodes":[],"surprise":1}`), 0o644)
+	if _, err := readManifest(bad); err == nil {
+		t.Error("manifest with an unknown field accepted")
+	}
+}
+
+func TestClearDirRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"node-0", "node-12", "bin"} {
+		if err := os.MkdirAll(filepath.Join(dir, d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, ManifestFile), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if err := clearDir(dir); !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("clearDir with a foreign file: %v, want ErrNotOurs", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node-0")); err != nil {
+		t.Fatal("clearDir removed something before refusing")
+	}
+	os.Remove(filepath.Join(dir, "notes.txt"))
+	if err := clearDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %d entries", len(entries))
+	}
+	if ownedEntry("node-x") || ownedEntry("nodes") || !ownedEntry("node-7") {
+		t.Error("ownedEntry misclassifies node directories")
+	}
+}
+
+func TestCardIDs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"records", `{"count":2,"cards":[{"id":"a","agent_card":{"id":"a"}},{"agent_card":{"id":"b"}}]}`, []string{"a", "b"}},
+		{"array of cards", `[{"id":"a"},{"id":"c"}]`, []string{"a", "c"}},
+		{"nested card", `{"cards":[{"card":{"id":"d"}}]}`, []string{"d"}},
+		{"empty", `{"cards":[]}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := cardIDs(json.RawMessage(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for _, id := range tc.want {
+				if !got[id] {
+					t.Errorf("missing %s in %v", id, got)
+				}
+			}
+		})
+	}
+	if _, err := cardIDs(json.RawMessage(`"nope"`)); err == nil {
+		t.Error("a string listing was accepted")
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	n := 0
+	if err := WaitFor(func() bool { n++; return n >= 3 }, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := WaitFor(func() bool { return false }, 20*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("never-true condition: %v, want ErrTimeout", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := poll(ctx, time.Minute, func() bool { return false }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled poll: %v", err)
+	}
+}
+
+func TestReadAPIFileAcceptsLoopbackOnly(t *testing.T) {
+	dir := t.TempDir()
+	if readAPIFile(dir) != "" {
+		t.Error("no file, want empty")
+	}
+	os.WriteFile(filepath.Join(dir, apiFileName), []byte("http://127.0.0.1:4001/\n"), 0o600)
+	if got := readAPIFile(dir); got != "http://127.0.0.1:4001" {
+		t.Errorf("got %q", got)
+	}
+	os.WriteFile(filepath.Join(dir, apiFileName), []byte("http://evil.example:80\n"), 0o600)
+	if got := readAPIFile(dir); got != "" {
+		t.Errorf("non-loopback API accepted: %q", got)
+	}
+}

@@ -1,0 +1,350 @@
+package testnet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+// Testnet is a set of adpnode processes on 127.0.0.1 recorded in a
+// directory (DIR/testnet.json). Up creates one and leaves its nodes
+// running; Open finds it again from another process; Down stops it.
+// A Testnet is safe for concurrent use.
+type Testnet struct {
+	dir string
+	cfg config
+	api *apiClient
+
+	mu     sync.Mutex
+	m      Manifest
+	report UpReport
+	start  time.Time // first node launched
+}
+
+// UpReport tells how long Up took.
+type UpReport struct {
+	// Nodes is the node count.
+	Nodes int
+	// Started is when the first node process was launched.
+	Started time.Time
+	// LastStarted is the time from Started to the launch of the last node.
+	LastStarted time.Duration
+	// Ready is the time from Started until every node answered on its API.
+	Ready time.Duration
+	// Propagated is the time from Started until every node held every
+	// card.
+	Propagated time.Duration
+}
+
+// Open loads the testnet recorded in dir, running or not.
+func Open(dir string, opts ...Option) (*Testnet, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("testnet: %w", err)
+	}
+	m, err := readManifest(abs)
+	if err != nil {
+		return nil, err
+	}
+	return &Testnet{dir: abs, cfg: cfg, api: newAPIClient(), m: *m}, nil
+}
+
+// Dir returns the testnet's directory (absolute).
+func (t *Testnet) Dir() string { return t.dir }
+
+// Report returns the timings of Up (zero for a testnet found with Open).
+func (t *Testnet) Report() UpReport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.report
+}
+
+// Nodes returns a copy of the nodes' records.
+func (t *Testnet) Nodes() []NodeInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]NodeInfo, len(t.m.Nodes))
+	for i, n := range t.m.Nodes {
+		n.Skills = append([]string(nil), n.Skills...)
+		n.Args = append([]string(nil), n.Args...)
+		n.Addrs = append([]string(nil), n.Addrs...)
+		out[i] = n
+	}
+	return out
+}
+
+// Len returns the node count.
+func (t *Testnet) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m.Nodes)
+}
+
+func (t *Testnet) node(i int) (NodeInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 || i >= len(t.m.Nodes) {
+		return NodeInfo{}, fmt.Errorf("%w: %d (the testnet has nodes 0..%d)", ErrNoNode, i, len(t.m.Nodes)-1)
+	}
+	return t.m.Nodes[i], nil
+}
+
+// APIURL returns the HTTP API base URL of node i while it runs.
+func (t *Testnet) APIURL(i int) (string, error) {
+	n, err := t.node(i)
+	if err != nil {
+		return "", err
+	}
+	if !alive(n.PID, n.DataDir) {
+		return "", fmt.Errorf("%w: node %d (process %d not running; log %s)", ErrNodeDown, i, n.PID, n.Log)
+	}
+	u := readAPIFile(n.DataDir)
+	if u == "" {
+		return "", fmt.Errorf("%w: node %d has not published its API address yet", ErrNodeDown, i)
+	}
+	return u, nil
+}
+
+// API sends an HTTP request to node i's API: method, path (with query, for
+// example "/v1/discover?scope=network"), an optional JSON body, and decodes
+// the JSON answer into out (a *json.RawMessage keeps it as it is). Error
+// answers come back as *APIError.
+func (t *Testnet) API(ctx context.Context, i int, method, path string, body, out any) error {
+	base, err := t.APIURL(i)
+	if err != nil {
+		return err
+	}
+	return t.api.do(ctx, method, base+path, body, out)
+}
+
+// Discover runs a discovery on node i; scope is "local" or "network" ("":
+// the node's default).
+func (t *Testnet) Discover(ctx context.Context, i int, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error) {
+	path := "/v1/discover"
+	if scope != "" {
+		path += "?scope=" + url.QueryEscape(scope)
+	}
+	var resp adp.DiscoverResponse
+	if err := t.API(ctx, i, http.MethodPost, path, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// NodeState is what Status found about one node.
+type NodeState struct {
+	NodeInfo
+	// Up is true while the node's process runs.
+	Up bool
+	// Status is the node's GET /v1/status, nil when it did not answer.
+	Status *NodeStatus
+	// RSS is the process's resident set size in bytes (0 when unknown).
+	RSS int64
+	// Err says why Status is nil.
+	Err error
+}
+
+// Status asks every node for its state, concurrently, each within a short
+// deadline.
+func (t *Testnet) Status(ctx context.Context) []NodeState {
+	nodes := t.Nodes()
+	out := make([]NodeState, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Go(func() {
+			st := NodeState{NodeInfo: n, Up: alive(n.PID, n.DataDir)}
+			if !st.Up {
+				st.Err = fmt.Errorf("%w: process %d not running", ErrNodeDown, n.PID)
+				out[i] = st
+				return
+			}
+			st.RSS = rssBytes(n.PID)
+			base := readAPIFile(n.DataDir)
+			if base == "" {
+				st.Err = fmt.Errorf("%w: no API address published yet", ErrNodeDown)
+				out[i] = st
+				return
+			}
+			st.API = base
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			st.Status, st.Err = t.api.status(cctx, base)
+			out[i] = st
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// Running reports whether any node process of the testnet runs.
+func (t *Testnet) Running() bool {
+	for _, n := range t.Nodes() {
+		if alive(n.PID, n.DataDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// StopNode stops node i: SIGTERM, then SIGKILL after the stop timeout.
+func (t *Testnet) StopNode(ctx context.Context, i int) error {
+	n, err := t.node(i)
+	if err != nil {
+		return err
+	}
+	return stop(ctx, n.PID, n.DataDir, t.cfg.stopTimeout)
+}
+
+// StartNode starts node i again after StopNode (or a crash), on the same
+// listen addresses as before, and waits until its API answers.
+func (t *Testnet) StartNode(ctx context.Context, i int) error {
+	n, err := t.node(i)
+	if err != nil {
+		return err
+	}
+	if alive(n.PID, n.DataDir) {
+		return fmt.Errorf("%w: node %d already runs as process %d", ErrRunning, i, n.PID)
+	}
+	if err := t.launch(i); err != nil {
+		return err
+	}
+	_, err = t.waitReady(ctx, i)
+	return errors.Join(err, t.save())
+}
+
+// Down stops every node (SIGTERM, then SIGKILL after the stop timeout) and,
+// unless keep, removes the testnet's directory. It refuses to remove a
+// directory holding files the testnet did not create.
+func (t *Testnet) Down(ctx context.Context, keep bool) error {
+	defer t.api.close()
+	nodes := t.Nodes()
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Go(func() {
+			if err := stop(ctx, n.PID, n.DataDir, t.cfg.stopTimeout); err != nil {
+				errs[i] = fmt.Errorf("node %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if keep {
+		return nil
+	}
+	if err := clearDir(t.dir); err != nil {
+		return err
+	}
+	if err := os.Remove(t.dir); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("testnet: %w", err)
+	}
+	return nil
+}
+
+// save writes the manifest.
+func (t *Testnet) save() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return writeManifest(t.dir, &t.m)
+}
+
+// logTail returns the last lines of a node's log for error messages.
+func logTail(path string, max int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > max {
+		_, _ = f.Seek(-max, io.SeekEnd)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, max))
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return ""
+	}
+	return "\n--- " + path + " (tail) ---\n" + s
+}
+
+// marshalArgs is used to show a node's command line in errors.
+func marshalArgs(args []string) string {
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+// progress reports p to the WithProgress function, if any.
+func (t *Testnet) progress(p Progress) {
+	if t.cfg.progress != nil {
+		t.cfg.progress(p)
+	}
+}
+
+// heldIDs returns the agent ids of the cards node i holds (GET /v1/cards).
+func (t *Testnet) heldIDs(ctx context.Context, i int) (map[string]bool, error) {
+	var raw json.RawMessage
+	if err := t.API(ctx, i, http.MethodGet, "/v1/cards", nil, &raw); err != nil {
+		return nil, err
+	}
+	return cardIDs(raw)
+}
+
+// cardIDs extracts agent ids from a card listing: an array, or an object
+// with a "cards" (or "results") array, whose items are cards or records
+// holding the card under "card" or "agent_card".
+func cardIDs(raw json.RawMessage) (map[string]bool, error) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		var wrap struct {
+			Cards   []json.RawMessage `json:"cards"`
+			Results []json.RawMessage `json:"results"`
+		}
+		if err := json.Unmarshal(raw, &wrap); err != nil {
+			return nil, fmt.Errorf("%w: card listing: %v", ErrAPI, err)
+		}
+		items = append(wrap.Cards, wrap.Results...)
+	}
+	ids := make(map[string]bool, len(items))
+	for _, it := range items {
+		var v struct {
+			ID        string          `json:"id"`
+			AgentID   string          `json:"agent_id"`
+			Card      json.RawMessage `json:"card"`
+			AgentCard json.RawMessage `json:"agent_card"`
+		}
+		if json.Unmarshal(it, &v) != nil {
+			continue
+		}
+		for _, inner := range []json.RawMessage{v.Card, v.AgentCard} {
+			var c struct {
+				ID string `json:"id"`
+			}
+			if len(inner) > 0 && json.Unmarshal(inner, &c) == nil && c.ID != "" {
+				v.ID = c.ID
+			}
+		}
+		if v.ID == "" {
+			v.ID = v.AgentID
+		}
+		if v.ID != "" {
+			ids[v.ID] = true
+		}
+	}
+	return ids, nil
+}
