@@ -146,7 +146,10 @@ func (d *DHT) RoutingTableSize() int { return d.kad.RoutingTable().Size() }
 // PutCard stores a signed card under its key on the closest peers,
 // announces its skill tags and their parent paths as provider records
 // (none for a revocation) and remembers it for the republish loop. It
-// fails before touching the network when the card does not pass Validate.
+// fails before touching the network when the card does not pass Validate
+// or is older than a card already put for the agent (ErrOlder). A card
+// that failed to reach the network is still remembered: the republish loop
+// retries it.
 func (d *DHT) PutCard(ctx context.Context, c *adp.Card) error {
 	if d.isClosed() {
 		return ErrClosed
@@ -156,6 +159,10 @@ func (d *DHT) PutCard(ctx context.Context, c *adp.Card) error {
 		return err
 	}
 	d.mu.Lock()
+	if prev := d.cards[p]; prev != nil && adp.Compare(c, prev) < 0 {
+		d.mu.Unlock()
+		return fmt.Errorf("%w: agent %s", ErrOlder, adp.AgentID(p))
+	}
 	d.cards[p] = c
 	d.mu.Unlock()
 	if err := d.put(ctx, p, c); err != nil {

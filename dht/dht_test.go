@@ -134,8 +134,12 @@ func TestPutGetFind(t *testing.T) {
 	if err != nil || !bytes.Equal(got.Raw(), v2.Raw()) {
 		t.Fatalf("GetCard after update = %v, %v; want v2", got, err)
 	}
-	if err := c.dhts[owner].PutCard(ctx, v1); err == nil {
-		t.Fatal("PutCard accepted an older card over a newer one")
+	if err := c.dhts[owner].PutCard(ctx, v1); !errors.Is(err, dht.ErrOlder) {
+		t.Fatalf("PutCard(older) = %v, want ErrOlder", err)
+	}
+	// Another node, which never put v2, is refused by its own store.
+	if err := c.dhts[5].PutCard(ctx, v1); err == nil {
+		t.Fatal("PutCard of an older card succeeded on a node holding the newer one")
 	}
 
 	// An agent nobody published is not found.

@@ -17,6 +17,9 @@ var (
 	ErrBadKey = errors.New("dht: bad record key")
 	// ErrKeyMismatch reports a card stored under another agent's key.
 	ErrKeyMismatch = errors.New("dht: card id does not match record key")
+	// ErrOlder reports a PutCard of a card older than one already put for
+	// the same agent.
+	ErrOlder = errors.New("dht: card older than the one already put")
 	// ErrNoValidValue reports a Select over values none of which is a
 	// valid card.
 	ErrNoValidValue = errors.New("dht: no valid value")
