@@ -116,14 +116,21 @@ func ParseCard(data []byte) (*Card, error) {
 		return nil, err
 	}
 	if c.Signature != "" {
-		c.unsigned = make([][2]int, 0, len(members)-1)
-		for _, m := range members {
-			if m.key != "signature" {
-				c.unsigned = append(c.unsigned, [2]int{m.start, m.end})
-			}
-		}
+		c.unsigned = unsignedRanges(members)
 	}
 	return c, nil
+}
+
+// unsignedRanges returns the byte ranges of the members other than
+// "signature".
+func unsignedRanges(members []member) [][2]int {
+	out := make([][2]int, 0, len(members))
+	for _, m := range members {
+		if m.key != "signature" {
+			out = append(out, [2]int{m.start, m.end})
+		}
+	}
+	return out
 }
 
 // UnmarshalJSON decodes a card as ParseCard does.
@@ -205,11 +212,12 @@ func (c *Card) decodeMember(d *decoder, m member) {
 }
 
 func (t *Tool) decode(d *decoder, path string, raw json.RawMessage) {
-	obj, ok := d.object(path, raw)
+	members, ok := d.members(path, raw)
 	if !ok {
 		return
 	}
-	for k, v := range obj {
+	for _, mem := range members {
+		k, v := mem.key, mem.value
 		p := path + "/" + escapePointer(k)
 		switch k {
 		case "name":
@@ -231,11 +239,12 @@ func (t *Tool) decode(d *decoder, path string, raw json.RawMessage) {
 }
 
 func (e *Endpoint) decode(d *decoder, path string, raw json.RawMessage) {
-	obj, ok := d.object(path, raw)
+	members, ok := d.members(path, raw)
 	if !ok {
 		return
 	}
-	for k, v := range obj {
+	for _, mem := range members {
+		k, v := mem.key, mem.value
 		p := path + "/" + escapePointer(k)
 		switch k {
 		case "protocol":
@@ -258,11 +267,12 @@ func (e *Endpoint) decode(d *decoder, path string, raw json.RawMessage) {
 }
 
 func (c *Constraints) decode(d *decoder, path string, raw json.RawMessage) {
-	obj, ok := d.object(path, raw)
+	members, ok := d.members(path, raw)
 	if !ok {
 		return
 	}
-	for k, v := range obj {
+	for _, mem := range members {
+		k, v := mem.key, mem.value
 		p := path + "/" + escapePointer(k)
 		switch k {
 		case "max_concurrent_tasks":
@@ -286,11 +296,12 @@ func (c *Constraints) decode(d *decoder, path string, raw json.RawMessage) {
 }
 
 func (m *Metadata) decode(d *decoder, path string, raw json.RawMessage) {
-	obj, ok := d.object(path, raw)
+	members, ok := d.members(path, raw)
 	if !ok {
 		return
 	}
-	for k, v := range obj {
+	for _, mem := range members {
+		k, v := mem.key, mem.value
 		p := path + "/" + escapePointer(k)
 		switch k {
 		case "created_at":
@@ -308,11 +319,12 @@ func (m *Metadata) decode(d *decoder, path string, raw json.RawMessage) {
 }
 
 func (e *Example) decode(d *decoder, path string, raw json.RawMessage) {
-	obj, ok := d.object(path, raw)
+	members, ok := d.members(path, raw)
 	if !ok {
 		return
 	}
-	for k, v := range obj {
+	for _, mem := range members {
+		k, v := mem.key, mem.value
 		p := path + "/" + escapePointer(k)
 		switch k {
 		case "id":

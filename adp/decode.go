@@ -146,12 +146,8 @@ func (d *decoder) int(path string, raw json.RawMessage, lo, hi int64) (int64, bo
 // array returns the raw elements of a JSON array. A present empty array
 // yields a non-nil empty slice.
 func (d *decoder) array(path string, raw json.RawMessage) ([]json.RawMessage, bool) {
-	if len(raw) == 0 || raw[0] != '[' {
-		d.add(path, "must be an array")
-		return nil, false
-	}
-	elems := []json.RawMessage{}
-	if err := json.Unmarshal(raw, &elems); err != nil {
+	elems, ok := splitArray(raw)
+	if !ok {
 		d.add(path, "must be an array")
 		return nil, false
 	}
@@ -161,16 +157,25 @@ func (d *decoder) array(path string, raw json.RawMessage) ([]json.RawMessage, bo
 // object returns the raw members of a JSON object (keys are unique: the
 // scanner rejected duplicates).
 func (d *decoder) object(path string, raw json.RawMessage) (map[string]json.RawMessage, bool) {
-	if len(raw) == 0 || raw[0] != '{' {
-		d.add(path, "must be an object")
+	members, ok := d.members(path, raw)
+	if !ok {
 		return nil, false
 	}
-	obj := map[string]json.RawMessage{}
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		d.add(path, "must be an object")
-		return nil, false
+	obj := make(map[string]json.RawMessage, len(members))
+	for _, m := range members {
+		obj[m.key] = m.value
 	}
 	return obj, true
+}
+
+// members returns the members of a JSON object in document order.
+func (d *decoder) members(path string, raw json.RawMessage) ([]member, bool) {
+	members, ok := splitObject(raw)
+	if !ok {
+		d.add(path, "must be an object")
+		return nil, false
+	}
+	return members, true
 }
 
 // schema accepts a JSON Schema, which ADP 3.4 requires to be an object.

@@ -3,8 +3,12 @@ package adp_test
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -62,4 +66,32 @@ func readTestdata(tb testing.TB, name string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// mustPeerFromSeedHex returns the peer of an Ed25519 key given as the hex
+// of its 32-octet seed.
+func mustPeerFromSeedHex(tb testing.TB, seedHex []byte) peer.ID {
+	tb.Helper()
+	seed, err := hex.DecodeString(strings.TrimSpace(string(seedHex)))
+	if err != nil || len(seed) != ed25519.SeedSize {
+		tb.Fatalf("bad seed file: %v", err)
+	}
+	sk, err := crypto.UnmarshalEd25519PrivateKey(ed25519.NewKeyFromSeed(seed))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func mustDecodeSig(tb testing.TB, s string) []byte {
+	tb.Helper()
+	sig, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sig
 }

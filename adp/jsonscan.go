@@ -1,8 +1,10 @@
 package adp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"unicode/utf8"
 )
 
@@ -27,6 +29,9 @@ type scanner struct {
 	pos      int
 	maxDepth int
 	top      []member
+	// skipOnly skips values without checking keys (the input was checked
+	// before).
+	skipOnly bool
 }
 
 // scanObject checks data and returns the members of its top-level value,
@@ -122,8 +127,14 @@ func (s *scanner) object(depth int, top bool) error {
 		return err
 	}
 	s.pos++ // '{'
-	var keys []string
-	var seen map[string]struct{}
+	// Keys seen so far: raw (undecoded) bytes in a small stack array, or a
+	// map for large objects. Escaped keys are decoded first so that "a"
+	// and "\u0061" collide.
+	var (
+		buf  [16][]byte
+		keys = buf[:0]
+		seen map[string]struct{}
+	)
 	for {
 		s.skipSpace()
 		if s.data[s.pos] == '}' {
@@ -135,20 +146,29 @@ func (s *scanner) object(depth int, top bool) error {
 			s.skipSpace()
 		}
 		start := s.pos
-		rawKey, escaped := s.str()
-		key := string(rawKey)
+		key, escaped := s.str()
+		if s.skipOnly {
+			s.skipSpace()
+			s.pos++ // ':'
+			if err := s.value(depth, false); err != nil {
+				return err
+			}
+			continue
+		}
 		if escaped {
-			if err := json.Unmarshal(s.data[start:s.pos], &key); err != nil {
+			var k string
+			if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
 				return fmt.Errorf("%w: %v", ErrMalformed, err)
 			}
+			key = []byte(k)
 		}
 		// Duplicate keys make parsers disagree on the value: reject them.
 		dup := false
 		if seen != nil {
-			_, dup = seen[key]
+			_, dup = seen[string(key)]
 		} else {
 			for _, k := range keys {
-				if k == key {
+				if bytes.Equal(k, key) {
 					dup = true
 					break
 				}
@@ -157,16 +177,17 @@ func (s *scanner) object(depth int, top bool) error {
 		if dup {
 			return fmt.Errorf("%w: duplicate key %q at offset %d", ErrMalformed, key, start)
 		}
-		if seen == nil && len(keys) < 16 {
+		switch {
+		case seen == nil && len(keys) < len(buf):
 			keys = append(keys, key)
-		} else {
-			if seen == nil {
-				seen = make(map[string]struct{}, 32)
-				for _, k := range keys {
-					seen[k] = struct{}{}
-				}
+		case seen == nil:
+			seen = make(map[string]struct{}, 2*len(buf))
+			for _, k := range keys {
+				seen[string(k)] = struct{}{}
 			}
-			seen[key] = struct{}{}
+			fallthrough
+		default:
+			seen[string(key)] = struct{}{}
 		}
 		s.skipSpace()
 		s.pos++ // ':'
@@ -176,7 +197,7 @@ func (s *scanner) object(depth int, top bool) error {
 			return err
 		}
 		if top {
-			s.top = append(s.top, member{key: key, start: start, end: s.pos, value: s.data[vstart:s.pos]})
+			s.top = append(s.top, member{key: string(key), start: start, end: s.pos, value: s.data[vstart:s.pos]})
 		}
 	}
 }
@@ -230,4 +251,76 @@ func jsonDepth(data []byte) int {
 		}
 	}
 	return maxd
+}
+
+// splitObject returns the members of a JSON object already checked by
+// scanObject (well formed, no duplicate keys). Values alias raw.
+func splitObject(raw []byte) ([]member, bool) {
+	s := scanner{data: raw, maxDepth: math.MaxInt, skipOnly: true}
+	s.skipSpace()
+	if s.pos >= len(raw) || raw[s.pos] != '{' {
+		return nil, false
+	}
+	s.pos++
+	out := make([]member, 0, 8)
+	for {
+		s.skipSpace()
+		if s.pos >= len(raw) {
+			return nil, false
+		}
+		switch raw[s.pos] {
+		case '}':
+			return out, true
+		case ',':
+			s.pos++
+			s.skipSpace()
+		}
+		start := s.pos
+		rawKey, escaped := s.str()
+		key := string(rawKey)
+		if escaped {
+			if err := json.Unmarshal(raw[start:s.pos], &key); err != nil {
+				return nil, false
+			}
+		}
+		s.skipSpace()
+		s.pos++ // ':'
+		s.skipSpace()
+		vstart := s.pos
+		if err := s.value(0, false); err != nil {
+			return nil, false
+		}
+		out = append(out, member{key: key, start: start, end: s.pos, value: raw[vstart:s.pos]})
+	}
+}
+
+// splitArray returns the elements of a JSON array already checked by
+// scanObject. A present empty array yields a non-nil empty slice. Elements
+// alias raw.
+func splitArray(raw []byte) ([]json.RawMessage, bool) {
+	s := scanner{data: raw, maxDepth: math.MaxInt, skipOnly: true}
+	s.skipSpace()
+	if s.pos >= len(raw) || raw[s.pos] != '[' {
+		return nil, false
+	}
+	s.pos++
+	out := make([]json.RawMessage, 0, 4)
+	for {
+		s.skipSpace()
+		if s.pos >= len(raw) {
+			return nil, false
+		}
+		switch raw[s.pos] {
+		case ']':
+			return out, true
+		case ',':
+			s.pos++
+			s.skipSpace()
+		}
+		vstart := s.pos
+		if err := s.value(0, false); err != nil {
+			return nil, false
+		}
+		out = append(out, raw[vstart:s.pos])
+	}
 }

@@ -1,6 +1,7 @@
 package adp
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -54,29 +55,67 @@ func (c *Card) Sign(sk crypto.PrivKey) error {
 	if err != nil {
 		return err
 	}
-	canon, err := jcs.Transform(body)
+	canon, err := canonicalize(body)
 	if err != nil {
-		return fmt.Errorf("adp: canonicalize: %w", err)
+		return err
 	}
 	sig, err := sk.Sign(canon)
 	if err != nil {
 		return err
 	}
 	c.Signature = sigEncoding.EncodeToString(sig)
-	full, err := c.appendJSON(nil, true)
+	full, unsigned, err := insertSignature(canon, c.Signature)
 	if err != nil {
+		c.Signature = ""
 		return err
-	}
-	if full, err = jcs.Transform(full); err != nil {
-		return fmt.Errorf("adp: canonicalize: %w", err)
 	}
 	if len(full) > MaxCardSize {
 		c.Signature = ""
 		return fmt.Errorf("%w: signed card is %d octets, limit %d", ErrTooLarge, len(full), MaxCardSize)
 	}
-	c.raw = full
-	c.unsigned = nil
+	c.raw, c.unsigned = full, unsigned
 	return nil
+}
+
+// insertSignature adds the signature member to a canonical (JCS) card at
+// its sorted place, so that the result is the JCS form of the signed card,
+// and returns the ranges of the other members. "signature" is ASCII, so
+// byte order agrees with JCS's UTF-16 order when comparing with it.
+func insertSignature(canon []byte, sig string) ([]byte, [][2]int, error) {
+	members, err := scanObject(canon, MaxDepth)
+	if err != nil {
+		return nil, nil, fmt.Errorf("adp: re-reading the canonical card: %w", err)
+	}
+	ins := make([]byte, 0, len(sig)+16)
+	ins = append(ins, `"signature":`...)
+	ins = appendString(ins, sig)
+	at := len(canon) - 1 // before the closing brace
+	i := 0
+	for ; i < len(members); i++ {
+		if members[i].key > "signature" {
+			at = members[i].start
+			break
+		}
+	}
+	switch {
+	case i < len(members):
+		ins = append(ins, ',')
+	case len(members) > 0:
+		ins = append([]byte{','}, ins...)
+	}
+	full := make([]byte, 0, len(canon)+len(ins))
+	full = append(full, canon[:at]...)
+	full = append(full, ins...)
+	full = append(full, canon[at:]...)
+	unsigned := make([][2]int, len(members))
+	for j, m := range members {
+		if j >= i {
+			m.start += len(ins)
+			m.end += len(ins)
+		}
+		unsigned[j] = [2]int{m.start, m.end}
+	}
+	return full, unsigned, nil
 }
 
 // Verify checks the signature per ADP 3.2 with the key named by the id. For
@@ -100,6 +139,23 @@ func (c *Card) Verify() error {
 	if !decodeSig(sig[:], c.Signature) {
 		return fmt.Errorf("%w: signature is not %d octets of base64url without padding", ErrBadSignature, ed25519.SignatureSize)
 	}
+	// Fast path: a card that travels in canonical form (as Sign writes it)
+	// is its own JCS form once the signature member is cut out, so the
+	// received bytes are verified as they are. A signature that verifies
+	// over these exact bytes proves they are what the key signed.
+	if body := c.unsignedRaw(); body != nil {
+		if looksCanonical(body) && ed25519.Verify(rawPub, body, sig[:]) {
+			return nil
+		}
+		canon, err := canonicalize(body)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrBadSignature, err)
+		}
+		if !bytes.Equal(canon, body) && ed25519.Verify(rawPub, canon, sig[:]) {
+			return nil
+		}
+		return fmt.Errorf("%w: does not verify for %s", ErrBadSignature, truncate(c.ID))
+	}
 	msg, err := c.signedBytes()
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSignature, err)
@@ -119,30 +175,69 @@ func decodeSig(dst []byte, s string) bool {
 	return err == nil && n == ed25519.SignatureSize
 }
 
-// signedBytes returns JCS(card without signature).
+// unsignedRaw returns Raw without its signature member, or nil when the
+// card has no Raw or no signature in it.
+func (c *Card) unsignedRaw() []byte {
+	if c.raw == nil || c.unsigned == nil {
+		return nil
+	}
+	n := 2
+	for _, r := range c.unsigned {
+		n += r[1] - r[0] + 1
+	}
+	body := make([]byte, 0, n)
+	body = append(body, '{')
+	for i, r := range c.unsigned {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, c.raw[r[0]:r[1]]...)
+	}
+	return append(body, '}')
+}
+
+// signedBytes returns JCS(card without signature) for a card built in
+// code.
 func (c *Card) signedBytes() ([]byte, error) {
-	var body []byte
-	if c.raw != nil && c.unsigned != nil {
-		n := 2
-		for _, r := range c.unsigned {
-			n += r[1] - r[0] + 1
-		}
-		body = make([]byte, 0, n)
-		body = append(body, '{')
-		for i, r := range c.unsigned {
-			if i > 0 {
-				body = append(body, ',')
+	body, err := c.appendJSON(nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return canonicalize(body)
+}
+
+// looksCanonical reports whether a JSON text has no whitespace outside
+// strings, a cheap necessary condition for being JCS output.
+func looksCanonical(b []byte) bool {
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
 			}
-			body = append(body, c.raw[r[0]:r[1]]...)
+			continue
 		}
-		body = append(body, '}')
-	} else {
-		var err error
-		if body, err = c.appendJSON(nil, false); err != nil {
-			return nil, err
+		switch c {
+		case '"':
+			inStr = true
+		case ' ', '\t', '\n', '\r':
+			return false
 		}
 	}
-	return jcs.Transform(body)
+	return true
+}
+
+// canonicalize is the one JCS (RFC 8785) path, used to sign and to verify.
+func canonicalize(doc []byte) ([]byte, error) {
+	out, err := jcs.Transform(doc)
+	if err != nil {
+		return nil, fmt.Errorf("adp: canonicalize: %w", err)
+	}
+	return out, nil
 }
 
 // DecodeVerified is the gate for every card from the network: it bounds the
