@@ -12,7 +12,11 @@
 // at the top level and inside tools, endpoints, constraints, metadata and
 // examples, and every extension namespace, are kept as raw JSON and written
 // back by MarshalJSON, so decode then encode loses nothing. Validate checks
-// the rules of ADP 3 and 7.6 and reports every problem at once.
+// the rules of ADP 3 and 7.6 and reports every problem at once. Skill tags
+// are flat ("python") or hierarchical ("nlp/translation"); lower-case ASCII
+// is recommended, other letters are tolerated and NormalizeTag folds case
+// for matching. Every integer is kept within 2^53-1 so that JCS, which
+// formats numbers as doubles, represents it exactly.
 //
 // # Identity
 //
@@ -32,6 +36,15 @@
 // cards from the network: size, parse, Validate, Verify. Compare orders two
 // copies of one agent's card (seq, then signed over unsigned, then
 // metadata.updated_at); IsRevocation recognizes ADP 6.4 revocations.
+// A card that travels in canonical form, as Sign writes it, is verified
+// over its own bytes without re-canonicalizing.
+//
+// # Discovery
+//
+// DiscoverRequest, DiscoverResponse and DiscoverResult are the wire types
+// of adp.discover (ADP 4.3 with the discovery profile's fields).
+// ParseDiscoverRequest decodes a request strictly, reports problems by
+// JSON Pointer and applies the defaults.
 //
 // # Concurrency
 //
