@@ -10,5 +10,6 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newKeyCmd(), newCardCmd())
+	root.AddCommand(newTestnetCmd())
 	return root
 }
