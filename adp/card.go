@@ -346,3 +346,68 @@ func setExtra(m map[string]json.RawMessage, k string, v json.RawMessage) map[str
 	m[k] = v
 	return m
 }
+
+// decodeStandalone decodes one nested object on its own (outside a card)
+// with the same strictness as ParseCard.
+func decodeStandalone(data []byte, decode func(d *decoder, raw json.RawMessage)) error {
+	if len(data) > MaxCardSize {
+		return fmt.Errorf("%w: %d octets, limit %d", ErrTooLarge, len(data), MaxCardSize)
+	}
+	buf := bytes.Clone(data)
+	if _, err := scanObject(buf, MaxDepth); err != nil {
+		return err
+	}
+	var d decoder
+	decode(&d, bytes.TrimSpace(buf))
+	return d.err()
+}
+
+// UnmarshalJSON decodes a tool descriptor as ParseCard does.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	var n Tool
+	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
+	if err == nil {
+		*t = n
+	}
+	return err
+}
+
+// UnmarshalJSON decodes an endpoint descriptor as ParseCard does.
+func (e *Endpoint) UnmarshalJSON(data []byte) error {
+	var n Endpoint
+	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
+	if err == nil {
+		*e = n
+	}
+	return err
+}
+
+// UnmarshalJSON decodes constraints as ParseCard does.
+func (c *Constraints) UnmarshalJSON(data []byte) error {
+	var n Constraints
+	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
+	if err == nil {
+		*c = n
+	}
+	return err
+}
+
+// UnmarshalJSON decodes metadata as ParseCard does.
+func (m *Metadata) UnmarshalJSON(data []byte) error {
+	var n Metadata
+	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
+	if err == nil {
+		*m = n
+	}
+	return err
+}
+
+// UnmarshalJSON decodes an example as ParseCard does.
+func (e *Example) UnmarshalJSON(data []byte) error {
+	var n Example
+	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
+	if err == nil {
+		*e = n
+	}
+	return err
+}

@@ -236,3 +236,57 @@ func TestMarshalEscapesAndRejectsBadRaw(t *testing.T) {
 		t.Fatalf("duplicate key written: %s", out)
 	}
 }
+
+func TestMarshalByValue(t *testing.T) {
+	in := fullCardFor(t, 1)
+	c, err := adp.ParseCard(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped := struct {
+		Card adp.Card  `json:"card"`
+		Tool adp.Tool  `json:"tool"`
+		Ptr  *adp.Card `json:"ptr"`
+	}{Card: *c, Tool: c.Tools[0], Ptr: c}
+	b, err := json.Marshal(wrapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Card json.RawMessage `json:"card"`
+		Tool json.RawMessage `json:"tool"`
+		Ptr  json.RawMessage `json:"ptr"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(canon(t, back.Card), canon(t, in)) || !reflect.DeepEqual(canon(t, back.Ptr), canon(t, in)) {
+		t.Fatalf("card held in a struct encodes differently: %s", back.Card)
+	}
+	if !strings.Contains(string(back.Tool), `"x-cost"`) || !strings.Contains(string(back.Tool), `"input_schema"`) {
+		t.Fatalf("tool held in a struct: %s", back.Tool)
+	}
+}
+
+func TestNestedTypesRoundTrip(t *testing.T) {
+	var tools []adp.Tool
+	in := `[{"name":"a","input_schema":{"type":"object"},"streaming":true,"x-k":[1]},{"name":"b"}]`
+	if err := json.Unmarshal([]byte(in), &tools); err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 2 || tools[0].Name != "a" || !*tools[0].Streaming || string(tools[0].Extra["x-k"]) != "[1]" {
+		t.Fatalf("decoded %+v", tools)
+	}
+	out, _ := json.Marshal(tools)
+	if !reflect.DeepEqual(canon(t, out), canon(t, []byte(in))) {
+		t.Fatalf("round trip: %s", out)
+	}
+	var ep adp.Endpoint
+	if err := json.Unmarshal([]byte(`{"protocol":"aitp","uri":"x","priority":"high"}`), &ep); !errors.Is(err, adp.ErrInvalid) {
+		t.Fatalf("bad priority: %v", err)
+	}
+	var md adp.Metadata
+	if err := json.Unmarshal([]byte(`{"ttl":5,"ttl":6}`), &md); !errors.Is(err, adp.ErrMalformed) {
+		t.Fatalf("duplicate key: %v", err)
+	}
+}

@@ -15,8 +15,10 @@ import (
 // Raw JSON values (schemas, extensions, Extra) are written compacted and
 // must be valid JSON.
 //
-// The output is not canonical; signing canonicalizes it with JCS.
-func (c *Card) MarshalJSON() ([]byte, error) {
+// The output is not canonical; signing canonicalizes it with JCS. The
+// value receiver makes a Card held by value in another struct encode the
+// same way.
+func (c Card) MarshalJSON() ([]byte, error) {
 	return c.appendJSON(make([]byte, 0, 1024), true)
 }
 
@@ -91,7 +93,7 @@ func (c *Card) appendJSON(b []byte, withSig bool) ([]byte, error) {
 var cardFields = []string{"id", "did", "name", "description", "version", "status", "skills", "tools", "endpoints", "constraints", "examples", "metadata", "extensions", "seq", "signature"}
 
 // MarshalJSON encodes the tool, its unknown fields included.
-func (t *Tool) MarshalJSON() ([]byte, error) {
+func (t Tool) MarshalJSON() ([]byte, error) {
 	var err error
 	b := t.appendJSON(nil, &err)
 	return b, err
@@ -111,7 +113,7 @@ func (t *Tool) appendJSON(b []byte, err *error) []byte {
 }
 
 // MarshalJSON encodes the endpoint, its unknown fields included.
-func (e *Endpoint) MarshalJSON() ([]byte, error) {
+func (e Endpoint) MarshalJSON() ([]byte, error) {
 	var err error
 	b := e.appendJSON(nil, &err)
 	return b, err
@@ -130,7 +132,7 @@ func (e *Endpoint) appendJSON(b []byte, err *error) []byte {
 }
 
 // MarshalJSON encodes the constraints, their unknown fields included.
-func (c *Constraints) MarshalJSON() ([]byte, error) {
+func (c Constraints) MarshalJSON() ([]byte, error) {
 	var err error
 	b := c.appendJSON(nil, &err)
 	return b, err
@@ -148,7 +150,7 @@ func (c *Constraints) appendJSON(b []byte, err *error) []byte {
 }
 
 // MarshalJSON encodes the metadata, its unknown fields included.
-func (m *Metadata) MarshalJSON() ([]byte, error) {
+func (m Metadata) MarshalJSON() ([]byte, error) {
 	var err error
 	b := m.appendJSON(nil, &err)
 	return b, err
@@ -168,7 +170,7 @@ func (m *Metadata) appendJSON(b []byte, err *error) []byte {
 }
 
 // MarshalJSON encodes the example, its unknown fields included.
-func (e *Example) MarshalJSON() ([]byte, error) {
+func (e Example) MarshalJSON() ([]byte, error) {
 	var err error
 	b := e.appendJSON(nil, &err)
 	return b, err
