@@ -1,52 +1,99 @@
 package aitp
 
 import (
-	"bufio"
 	"io"
+	"runtime"
 	"sync"
 )
 
-// writeBufSize is the buffered writer of a stream: one frame of a small
-// call is one write on the stream.
-const writeBufSize = 8 << 10
+// maxPendingWrite bounds the octets queued on one stream behind a write
+// in progress; writers wait beyond it.
+const maxPendingWrite = 256 << 10
 
-// frameWriter serialises frames onto one stream. Each frame is written
-// whole and flushed before the lock is released. A write error is sticky.
+// frameWriter serialises frames onto one stream with group commit: a
+// writer appends its frame to the pending buffer and, unless another
+// writer is already writing, writes the buffer out itself, taking along
+// every frame appended meanwhile. Concurrent calls thus share stream
+// writes (one yamux frame, one TLS record, one system call) instead of
+// paying one each. A write error is sticky.
 type frameWriter struct {
-	mu  sync.Mutex
-	bw  *bufio.Writer
-	hdr [frameHeaderMax]byte
-	err error
+	w       io.Writer
+	mu      sync.Mutex
+	cond    sync.Cond // a write completed
+	buf     []byte    // frames waiting to be written
+	spare   []byte
+	writing bool
+	err     error
 }
 
 func newFrameWriter(w io.Writer) *frameWriter {
-	return &frameWriter{bw: bufio.NewWriterSize(w, writeBufSize)}
+	fw := &frameWriter{w: w}
+	fw.cond.L = &fw.mu
+	return fw
 }
 
-// write sends one frame: the AIP header with opts, the segment header,
-// the method and the body.
-func (w *frameWriter) write(opts []byte, s *Segment) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
-	}
-	hdr, err := appendFrameHeader(w.hdr[:0], opts, s)
+// write queues one frame (the AIP header with opts, the segment header,
+// the method and the body) and writes the queue out unless a write is
+// already in progress, in which case that writer takes it along.
+func (fw *frameWriter) write(opts []byte, s *Segment) error {
+	var hdr [frameHeaderMax]byte
+	h, err := appendFrameHeader(hdr[:0], opts, s)
 	if err != nil {
 		return err
 	}
-	w.bw.Write(hdr)
-	w.bw.Write(s.Method)
-	w.bw.Write(s.Body)
-	if err := w.bw.Flush(); err != nil {
-		w.err = err
+	fw.mu.Lock()
+	for fw.err == nil && fw.writing && len(fw.buf) >= maxPendingWrite {
+		fw.cond.Wait()
+	}
+	if fw.err != nil {
+		err := fw.err
+		fw.mu.Unlock()
 		return err
 	}
-	return nil
+	fw.buf = append(fw.buf, h...)
+	fw.buf = append(fw.buf, s.Method...)
+	fw.buf = append(fw.buf, s.Body...)
+	return fw.flushLocked()
+}
+
+// flushLocked writes the queue out unless another writer is doing so; it
+// unlocks fw.mu.
+func (fw *frameWriter) flushLocked() error {
+	if fw.writing {
+		fw.mu.Unlock()
+		return nil
+	}
+	fw.writing = true
+	// Let writers that are already runnable append their frames first, so
+	// that one stream write carries them all. Without other runnable
+	// goroutines this returns at once.
+	fw.mu.Unlock()
+	runtime.Gosched()
+	fw.mu.Lock()
+	for len(fw.buf) > 0 && fw.err == nil {
+		b := fw.buf
+		fw.buf = fw.spare[:0]
+		fw.mu.Unlock()
+		_, err := fw.w.Write(b)
+		fw.mu.Lock()
+		if cap(b) <= 2*MaxMessageSize {
+			fw.spare = b[:0]
+		} else {
+			fw.spare = nil // let a burst's buffer go
+		}
+		if err != nil && fw.err == nil {
+			fw.err = err
+		}
+		fw.cond.Broadcast()
+	}
+	fw.writing = false
+	err := fw.err
+	fw.mu.Unlock()
+	return err
 }
 
 // writeControl sends an AIP control message quoting the offending message.
-func (w *frameWriter) writeControl(code uint8, pointer uint16, quote []byte) error {
+func (fw *frameWriter) writeControl(code uint8, pointer uint16, quote []byte) error {
 	if len(quote) > MaxControlQuote {
 		quote = quote[:MaxControlQuote]
 	}
@@ -54,30 +101,31 @@ func (w *frameWriter) writeControl(code uint8, pointer uint16, quote []byte) err
 	payload = append(payload, code, 0, byte(pointer>>8), byte(pointer))
 	payload = append(payload, quote...)
 	m := Message{Version: Version, TTL: DefaultTTL, NextProto: NextProtoControl, Payload: payload}
-	b, err := AppendMessage(nil, &m)
-	if err != nil {
+	fw.mu.Lock()
+	for fw.err == nil && fw.writing && len(fw.buf) >= maxPendingWrite {
+		fw.cond.Wait()
+	}
+	if fw.err != nil {
+		err := fw.err
+		fw.mu.Unlock()
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
-	}
-	w.bw.Write(b)
-	if err := w.bw.Flush(); err != nil {
-		w.err = err
+	var err error
+	if fw.buf, err = AppendMessage(fw.buf, &m); err != nil {
+		fw.mu.Unlock()
 		return err
 	}
-	return nil
+	return fw.flushLocked()
 }
 
 // fail makes every later write return err.
-func (w *frameWriter) fail(err error) {
-	w.mu.Lock()
-	if w.err == nil {
-		w.err = err
+func (fw *frameWriter) fail(err error) {
+	fw.mu.Lock()
+	if fw.err == nil {
+		fw.err = err
 	}
-	w.mu.Unlock()
+	fw.cond.Broadcast()
+	fw.mu.Unlock()
 }
 
 // bufPool holds MaxMessageSize read buffers.
@@ -87,8 +135,8 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, MaxMessageSize); ret
 const readBufSize = 8 << 10
 
 // streamMemory is what a stream reserves from its resource scope: the
-// message buffer and the buffered reader and writer.
-const streamMemory = MaxMessageSize + readBufSize + writeBufSize
+// message buffer, the buffered reader and the write queue with its spare.
+const streamMemory = MaxMessageSize + readBufSize + 2*(maxPendingWrite+MaxMessageSize)
 
 // parseDeadline returns the deadline option's milliseconds (0 when absent)
 // and whether an unknown must-understand option was present.

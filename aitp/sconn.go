@@ -36,6 +36,11 @@ type serverConn struct {
 
 	lastActive atomic.Int64 // unix nanoseconds
 	idle       *time.Timer
+
+	// Read-loop state, owned by the goroutine running the loop.
+	br   *bufio.Reader
+	bp   *[]byte
+	next *serverReq // a request made runnable by the last segment
 }
 
 // serverReq is one request on a serverConn.
@@ -49,7 +54,11 @@ type serverReq struct {
 	inSeq    uint32 // next inbound STREAM sequence
 	reserved int    // octets reserved from the stream scope
 	running  bool
+	ctx      context.Context
 	cancel   context.CancelFunc
+
+	req Request
+	w   respWriter
 
 	mu      sync.Mutex // guards outSeq and done
 	outSeq  uint32
@@ -71,28 +80,42 @@ func (c *serverConn) assocID() uint32 { return c.assoc.Load() }
 
 func (c *serverConn) touch() { c.lastActive.Store(time.Now().UnixNano()) }
 
-// run is the read loop. It returns when the stream ends, after tearing
-// the association down.
+// run starts the read loop in the calling goroutine.
 func (c *serverConn) run() {
 	c.idle = time.AfterFunc(c.srv.cfg.idle, c.idleCheck)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	br := bufio.NewReaderSize(c.st, readBufSize)
-	err := c.loop(br, *bp)
-	c.teardown(err)
+	c.bp = bufPool.Get().(*[]byte)
+	c.br = bufio.NewReaderSize(c.st, readBufSize)
+	c.readOn()
 }
 
-func (c *serverConn) loop(br *bufio.Reader, buf []byte) error {
+// readOn runs the read loop in the calling goroutine. When a request
+// becomes runnable the loop continues in a new goroutine and this one runs
+// the handler: the reply does not wait for a goroutine to be scheduled.
+// The goroutine that sees the stream end tears the association down.
+func (c *serverConn) readOn() {
+	r, err := c.loop(c.br, *c.bp)
+	if r != nil {
+		c.srv.spawn(c.readOn)
+		c.serve(r)
+		return
+	}
+	c.teardown(err)
+	bufPool.Put(c.bp)
+	c.st.Scope().ReleaseMemory(streamMemory)
+	c.srv.dropConn(c)
+}
+
+func (c *serverConn) loop(br *bufio.Reader, buf []byte) (*serverReq, error) {
 	log := c.srv.log
 	for {
 		raw, err := readMessage(br, buf)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c.touch()
 		m, err := DecodeMessage(raw)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if m.TTL == 0 {
 			c.w.writeControl(ControlTTLExceeded, 2, raw)
@@ -113,7 +136,7 @@ func (c *serverConn) loop(br *bufio.Reader, buf []byte) error {
 		}
 		dl, must, err := parseOptions(m.Options)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if must {
 			c.w.writeControl(ControlParameterProblem, uint16(MessageHeaderSize+len(m.Src)+len(m.Dst)), raw)
@@ -122,7 +145,7 @@ func (c *serverConn) loop(br *bufio.Reader, buf []byte) error {
 		seg, err := DecodeSegment(m.Payload)
 		if err != nil {
 			if len(m.Payload) < SegmentHeaderSize {
-				return err
+				return nil, err
 			}
 			// The header is readable: answer the request id.
 			seg.Method, seg.Body = nil, nil
@@ -130,13 +153,17 @@ func (c *serverConn) loop(br *bufio.Reader, buf []byte) error {
 			continue
 		}
 		if err := c.onSegment(&seg, dl); err != nil {
-			return err
+			return nil, err
+		}
+		if r := c.next; r != nil {
+			c.next = nil
+			return r, nil
 		}
 		c.mu.Lock()
 		fin := c.finished
 		c.mu.Unlock()
 		if fin {
-			return nil
+			return nil, nil
 		}
 	}
 }
@@ -336,31 +363,31 @@ func (c *serverConn) dropPartialLocked(r *serverReq) {
 	}
 }
 
-// start runs the handler of a complete request in its own goroutine.
+// start prepares a complete request to run; the read loop hands it to
+// readOn.
 func (c *serverConn) start(r *serverReq) {
 	timeout := c.srv.cfg.handlerTimeout
 	if r.deadline > 0 && r.deadline < timeout {
 		timeout = r.deadline
 	}
 	r.started = time.Now()
-	ctx, cancel := context.WithDeadline(c.ctx, r.started.Add(timeout))
-	r.cancel = cancel
-	c.srv.wg.Add(1)
-	go c.serve(ctx, r)
+	r.ctx, r.cancel = context.WithDeadline(c.ctx, r.started.Add(timeout))
+	c.next = r
 }
 
-func (c *serverConn) serve(ctx context.Context, r *serverReq) {
-	defer c.srv.wg.Done()
-	stop := context.AfterFunc(ctx, func() {
-		if ctx.Err() == context.DeadlineExceeded {
-			c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
-		}
-	})
+func (c *serverConn) serve(r *serverReq) {
+	ctx := r.ctx
 	dl, _ := ctx.Deadline()
-	req := &Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
-	w := &respWriter{c: c, r: r, stream: req.StreamReply, max: c.srv.cfg.maxResponseBody}
+	// The TIMEOUT answer goes out at the deadline even when the handler
+	// ignores its context.
+	timer := time.AfterFunc(time.Until(dl), func() {
+		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
+	})
+	r.req = Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
+	r.w = respWriter{c: c, r: r, stream: r.req.StreamReply, max: c.srv.cfg.maxResponseBody}
+	w, req := &r.w, &r.req
 	err := c.call(ctx, r.handler, w, req)
-	stop()
+	timer.Stop()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded"), nil)

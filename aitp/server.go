@@ -69,8 +69,42 @@ type Server struct {
 	closed   bool
 	connGone chan struct{}
 
-	wg        sync.WaitGroup
-	closeOnce sync.Once
+	idleWorkers chan func() // parked goroutines taking work
+	wg          sync.WaitGroup
+	closeOnce   sync.Once
+}
+
+// workerIdle is how long a parked goroutine waits for work before exiting.
+const workerIdle = 10 * time.Second
+
+// spawn runs f on a parked goroutine when one is idle, else on a new one.
+// Reusing goroutines keeps their grown stacks: the read loop runs deep in
+// libp2p's stack and a fresh goroutine would copy its stack each time.
+func (s *Server) spawn(f func()) {
+	select {
+	case s.idleWorkers <- f:
+		return
+	default:
+	}
+	s.wg.Add(1)
+	go s.worker(f)
+}
+
+func (s *Server) worker(f func()) {
+	defer s.wg.Done()
+	t := time.NewTimer(workerIdle)
+	defer t.Stop()
+	for {
+		f()
+		t.Reset(workerIdle)
+		select {
+		case f = <-s.idleWorkers:
+		case <-t.C:
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
 }
 
 type peerLoad struct{ streams, inflight int }
@@ -86,9 +120,10 @@ func NewServer(h host.Host, opts ...ServerOption) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		h: h, cfg: cfg, log: cfg.log, ctx: ctx, cancel: cancel,
-		conns:    make(map[*serverConn]struct{}),
-		peers:    make(map[peer.ID]*peerLoad),
-		connGone: make(chan struct{}, 1),
+		conns:       make(map[*serverConn]struct{}),
+		peers:       make(map[peer.ID]*peerLoad),
+		connGone:    make(chan struct{}, 1),
+		idleWorkers: make(chan func()),
 	}
 	s.window.Store(int32(cfg.window))
 	m := map[string]Handler{}
@@ -193,19 +228,19 @@ func (s *Server) handleStream(st network.Stream) {
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer s.wg.Done()
-	defer s.dropConn(c)
 
 	if err := st.Scope().SetService(ServiceName); err != nil {
 		s.log.Debug("aitp: service scope", "peer", remote, "err", err)
 		st.Reset()
+		s.dropConn(c)
 		return
 	}
 	if err := st.Scope().ReserveMemory(streamMemory, network.ReservationPriorityAlways); err != nil {
 		s.log.Debug("aitp: reserve stream memory", "peer", remote, "err", err)
 		st.Reset()
+		s.dropConn(c)
 		return
 	}
-	defer st.Scope().ReleaseMemory(streamMemory)
 	c.run()
 }
 
