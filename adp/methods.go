@@ -1,0 +1,353 @@
+package adp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/aitp"
+)
+
+// The ADP method names (ADP section 4), carried in the AITP method field.
+const (
+	MethodDescribe  = "adp.describe"
+	MethodAdvertise = "adp.advertise"
+	MethodDiscover  = "adp.discover"
+)
+
+// Bounds of an adp.describe request.
+const (
+	MaxDescribeRequestSize = 8 << 10
+	MaxDescribeFields      = 64
+	MaxDescribeFieldLen    = 64
+)
+
+// CardSource supplies this agent's own signed card, or nil when it has
+// none yet.
+type CardSource interface {
+	OwnCard() *Card
+}
+
+// CardSink receives a card pushed with adp.advertise. The card has been
+// decoded, validated and verified, and its id names from, the
+// authenticated caller. stored reports whether the sink kept it (false
+// when it holds a card that supersedes it).
+type CardSink interface {
+	AdvertisedCard(ctx context.Context, c *Card, from peer.ID) (stored bool, err error)
+}
+
+// Discoverer answers adp.discover from the node's knowledge of cards.
+type Discoverer interface {
+	Discover(ctx context.Context, req *DiscoverRequest) (*DiscoverResponse, error)
+}
+
+// CardSourceFunc adapts a function to CardSource.
+type CardSourceFunc func() *Card
+
+// OwnCard calls f.
+func (f CardSourceFunc) OwnCard() *Card { return f() }
+
+// Service serves the three ADP methods on an aitp.Server. An error a
+// sink or discoverer returns is answered as it is when it is an
+// *aitp.Error, as ERROR otherwise. A Service is safe for concurrent use
+// and holds no goroutines.
+type Service struct {
+	cfg serviceConfig
+}
+
+type serviceConfig struct {
+	src  CardSource
+	sink CardSink
+	disc Discoverer
+	log  *slog.Logger
+}
+
+// ServiceOption configures a Service.
+type ServiceOption func(*serviceConfig)
+
+// WithCardSink enables adp.advertise, handing accepted cards to sink.
+func WithCardSink(sink CardSink) ServiceOption { return func(c *serviceConfig) { c.sink = sink } }
+
+// WithDiscoverer enables adp.discover, answered by d.
+func WithDiscoverer(d Discoverer) ServiceOption { return func(c *serviceConfig) { c.disc = d } }
+
+// WithServiceLogger sets the logger (default: discard).
+func WithServiceLogger(l *slog.Logger) ServiceOption {
+	return func(c *serviceConfig) {
+		if l != nil {
+			c.log = l
+		}
+	}
+}
+
+// NewService returns a Service answering adp.describe from src and, when
+// configured, adp.advertise and adp.discover.
+func NewService(src CardSource, opts ...ServiceOption) *Service {
+	cfg := serviceConfig{src: src, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Service{cfg: cfg}
+}
+
+// Register binds the service's methods on s: adp.describe always,
+// adp.advertise with a sink, adp.discover with a discoverer. A method left
+// out is answered NOT_FOUND by the server.
+func (sv *Service) Register(s *aitp.Server) {
+	s.HandleFunc(MethodDescribe, sv.ServeDescribe)
+	if sv.cfg.sink != nil {
+		s.HandleFunc(MethodAdvertise, sv.ServeAdvertise)
+	}
+	if sv.cfg.disc != nil {
+		s.HandleFunc(MethodDiscover, sv.ServeDiscover)
+	}
+}
+
+// describeRequest is the body of adp.describe.
+type describeRequest struct {
+	Fields []string
+}
+
+func parseDescribeRequest(body []byte) (*describeRequest, *aitp.Error) {
+	var r describeRequest
+	if len(bytes.TrimSpace(body)) == 0 {
+		return &r, nil
+	}
+	if len(body) > MaxDescribeRequestSize {
+		return nil, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "request is %d octets, limit %d", len(body), MaxDescribeRequestSize)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+		return nil, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "body must be empty or a JSON object")
+	}
+	raw, ok := top["fields"]
+	if !ok {
+		return &r, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
+		return nil, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/fields", "must be an array of field names")
+	}
+	if len(items) > MaxDescribeFields {
+		return nil, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/fields", "at most %d names", MaxDescribeFields)
+	}
+	r.Fields = make([]string, 0, len(items))
+	for i, it := range items {
+		var f string
+		path := "/fields/" + strconv.Itoa(i)
+		if err := json.Unmarshal(it, &f); err != nil {
+			return nil, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, path, "must be a string")
+		}
+		if f == "" || len(f) > MaxDescribeFieldLen {
+			return nil, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, path, "must be 1 to %d octets", MaxDescribeFieldLen)
+		}
+		r.Fields = append(r.Fields, f)
+	}
+	return &r, nil
+}
+
+// ServeDescribe answers adp.describe (ADP 4.1): the signed card as it was
+// signed, or, when the body lists fields, an object with those top-level
+// fields the card has plus id and name.
+func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+	req, perr := parseDescribeRequest(r.Body)
+	if perr != nil {
+		return perr
+	}
+	var c *Card
+	if sv.cfg.src != nil {
+		c = sv.cfg.src.OwnCard()
+	}
+	if c == nil {
+		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "this agent has no card yet")
+	}
+	raw := c.Raw()
+	if raw == nil {
+		var err error
+		if raw, err = c.MarshalJSON(); err != nil {
+			return fmt.Errorf("adp: encode own card: %w", err)
+		}
+	}
+	if req.Fields == nil {
+		_, err := w.Write(raw)
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return fmt.Errorf("adp: decode own card: %w", err)
+	}
+	out := map[string]json.RawMessage{"id": all["id"], "name": all["name"]}
+	for _, f := range req.Fields {
+		if v, ok := all[f]; ok {
+			out[f] = v
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// invalid turns a card or request decoding error into INVALID_REQUEST:
+// path is the first problem's, the message lists them all.
+func invalid(err error, what string) *aitp.Error {
+	var ve *ValidationError
+	switch {
+	case errors.As(err, &ve) && len(ve.Problems) > 0:
+		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, ve.Problems[0].Path, "%s", ve.Error())
+	case errors.Is(err, ErrUnsigned), errors.Is(err, ErrBadSignature):
+		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/signature", "%v", err)
+	case errors.Is(err, ErrBadID), errors.Is(err, ErrBadDID):
+		path := "/id"
+		if errors.Is(err, ErrBadDID) {
+			path = "/did"
+		}
+		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, path, "%v", err)
+	default:
+		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "%s: %v", what, err)
+	}
+}
+
+// ServeAdvertise answers adp.advertise (ADP 4.2). The card is parsed; when
+// its id names a peer other than the caller the answer is UNAUTHORIZED
+// before any signature is checked; then it is validated and verified
+// (INVALID_REQUEST with the path of the first problem) and handed to the
+// sink. The reply is {"stored": bool}.
+func (sv *Service) ServeAdvertise(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+	if sv.cfg.sink == nil {
+		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "advertise is not served here")
+	}
+	c, err := ParseCard(r.Body)
+	if err != nil {
+		return invalid(err, "card")
+	}
+	if named, err := c.PeerID(); err == nil && named != r.Remote {
+		sv.cfg.log.Debug("adp: advertise for another agent", "peer", r.Remote, "agent", c.ID)
+		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "card id %s is not the caller %s", truncateID(c.ID), AgentID(r.Remote))
+	}
+	if err := c.Validate(); err != nil {
+		return invalid(err, "card")
+	}
+	if err := c.Verify(); err != nil {
+		return invalid(err, "card")
+	}
+	stored, err := sv.cfg.sink.AdvertisedCard(ctx, c, r.Remote)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(advertiseReply{Stored: stored})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+type advertiseReply struct {
+	Stored bool `json:"stored"`
+}
+
+func truncateID(s string) string {
+	if len(s) > 128 {
+		return s[:128] + "..."
+	}
+	return s
+}
+
+// ServeDiscover answers adp.discover (ADP 4.3 with the discovery profile):
+// a malformed request is INVALID_REQUEST with the path of its first
+// problem; otherwise the Discoverer's response is the reply.
+func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+	if sv.cfg.disc == nil {
+		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "discover is not served here")
+	}
+	req, err := ParseDiscoverRequest(r.Body)
+	if err != nil {
+		return invalid(err, "request")
+	}
+	resp, err := sv.cfg.disc.Discover(ctx, req)
+	if err != nil {
+		return err
+	}
+	if resp.Results == nil {
+		resp.Results = []DiscoverResult{}
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return fmt.Errorf("adp: encode discover response: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Describe calls adp.describe on p. Without fields it returns p's card,
+// verified and checked to be p's own (ErrBadID otherwise). With fields it
+// returns the subset the remote sent, parsed but not verifiable: a
+// subset carries no valid signature.
+func Describe(ctx context.Context, cl *aitp.Client, p peer.ID, fields ...string) (*Card, error) {
+	var body []byte
+	if len(fields) > 0 {
+		var err error
+		if body, err = json.Marshal(map[string][]string{"fields": fields}); err != nil {
+			return nil, err
+		}
+	}
+	reply, err := cl.Call(ctx, p, MethodDescribe, body, aitp.Idempotent())
+	if err != nil {
+		return nil, err
+	}
+	if len(fields) > 0 {
+		return ParseCard(reply)
+	}
+	c, err := DecodeVerified(reply)
+	if err != nil {
+		return nil, err
+	}
+	if named, err := c.PeerID(); err != nil || named != p {
+		return nil, fmt.Errorf("%w: %s answered with the card of %s", ErrBadID, AgentID(p), truncateID(c.ID))
+	}
+	return c, nil
+}
+
+// Advertise pushes card to p with adp.advertise and reports whether p
+// stored it. The card is sent as it was signed (Raw).
+func Advertise(ctx context.Context, cl *aitp.Client, p peer.ID, card *Card) (stored bool, err error) {
+	body := card.Raw()
+	if body == nil {
+		return false, fmt.Errorf("%w: sign the card before advertising it", ErrUnsigned)
+	}
+	reply, err := cl.Call(ctx, p, MethodAdvertise, body, aitp.Idempotent())
+	if err != nil {
+		return false, err
+	}
+	var r advertiseReply
+	if err := json.Unmarshal(reply, &r); err != nil {
+		return false, fmt.Errorf("%w: advertise reply: %w", ErrMalformed, err)
+	}
+	return r.Stored, nil
+}
+
+// Discover sends req to p with adp.discover and returns its response.
+func Discover(ctx context.Context, cl *aitp.Client, p peer.ID, req *DiscoverRequest) (*DiscoverResponse, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := cl.Call(ctx, p, MethodDiscover, body, aitp.Idempotent())
+	if err != nil {
+		return nil, err
+	}
+	var resp DiscoverResponse
+	if err := json.Unmarshal(reply, &resp); err != nil {
+		return nil, fmt.Errorf("%w: discover reply: %w", ErrMalformed, err)
+	}
+	return &resp, nil
+}
