@@ -290,3 +290,33 @@ func TestNestedTypesRoundTrip(t *testing.T) {
 		t.Fatalf("duplicate key: %v", err)
 	}
 }
+
+func TestCloneIsDeep(t *testing.T) {
+	c, err := adp.ParseCard(fullCardFor(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := c.MarshalJSON()
+	d := c.Clone()
+	*d.Seq = 99
+	d.Skills[0] = "changed"
+	d.Tools[0].Name = "changed"
+	*d.Tools[0].Idempotent = false
+	d.Tools[0].InputSchema[0] = ' '
+	d.Endpoints[0].Methods[0] = "changed"
+	*d.Endpoints[1].Priority = 1
+	*d.Constraints.MaxInputTokens = 1
+	d.Constraints.SupportedLanguages[0] = "xx"
+	*d.Metadata.TTL = 1
+	d.Examples[0].Tags[0] = "changed"
+	d.Extensions["new"] = json.RawMessage(`{}`)
+	d.Extra["zzz"][1] = 'X'
+	d.Raw()[0] = ' '
+	after, _ := c.MarshalJSON()
+	if !bytes.Equal(before, after) || c.Raw()[0] != '{' {
+		t.Fatalf("mutating the clone changed the original:\n%s\n%s", before, after)
+	}
+	if (*adp.Card)(nil).Clone() != nil {
+		t.Fatal("Clone of nil")
+	}
+}
