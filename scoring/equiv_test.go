@@ -52,7 +52,7 @@ func TestIndexEqualsNaive(t *testing.T) {
 		t.Fatalf("Len index %d naive %d", x.Len(), nv.Len())
 	}
 	now := g.Now()
-	checked := 0
+	checked, pruned, skipped := 0, 0, 0
 	for kind := synthetic.TagOnly; kind <= synthetic.Mixed; kind++ {
 		for i := range 60 {
 			q := g.Query(kind, i)
@@ -72,14 +72,27 @@ func TestIndexEqualsNaive(t *testing.T) {
 			sameHits(t, got.Hits, want.Hits)
 			checkEvidence(t, got)
 			if got.Candidates != want.Candidates {
-				t.Fatalf("%v query %d: candidates index %d naive %d", kind, i, got.Candidates, want.Candidates)
+				t.Fatalf("%v query %d: candidates index %d, naive %d", kind, i, got.Candidates, want.Candidates)
 			}
 			if got.Scored > want.Scored {
 				t.Fatalf("index scored %d > naive %d", got.Scored, want.Scored)
 			}
 			checked += len(got.Hits)
+			if got.Scored < want.Scored {
+				pruned++
+			}
+			if got.Skipped > 0 {
+				skipped++
+			}
 		}
 	}
+	if pruned == 0 {
+		t.Fatal("no query scored fewer candidates than the scan: pruning never engaged")
+	}
+	if skipped == 0 {
+		t.Fatal("no query skipped postings: max-score pruning never engaged")
+	}
+	t.Logf("%d hits compared; %d queries scored fewer candidates, %d skipped postings", checked, pruned, skipped)
 	if checked < 500 {
 		t.Fatalf("only %d hits compared: the queries do not exercise the corpus", checked)
 	}

@@ -90,6 +90,19 @@ func (c *config) exampleScore(acc, idfSum float64) float64 {
 	return math.Min(1, acc/(idfSum*c.saturate(exampleRefTF)))
 }
 
+// semanticBound bounds the semantic factor of a document that only the
+// terms with the given remaining idf sums can reach.
+func (c *config) semanticBound(restIdf, idfSum, restExIdf, exIdfSum float64) float64 {
+	b := 0.0
+	if idfSum > 0 {
+		b = restIdf / (idfSum * c.saturate(contextRefTF))
+	}
+	if exIdfSum > 0 {
+		b = max(b, restExIdf/(exIdfSum*c.saturate(exampleRefTF)))
+	}
+	return math.Min(1, b)
+}
+
 // saturate is BM25's tf / (k1 + tf), in [0, 1).
 func (c *config) saturate(tf float64) float64 { return tf / (c.k1 + tf) }
 

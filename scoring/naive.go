@@ -166,6 +166,13 @@ func (n *Naive) term(t string) uint32 {
 	return tn
 }
 
+type naiveCand struct {
+	d                 *naiveDoc
+	rel, tag, ctx, ex float64
+	matched, expanded []string
+	examples          []ExampleMatch
+}
+
 // Search scores every document for q.
 func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	p := n.cfg.prepare(q)
@@ -183,23 +190,29 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	if n.exLive > 0 {
 		exAvg = float64(n.exSumLen) / float64(n.exLive)
 	}
-	tids := make([]int64, len(p.terms)) // -1: not in the vocabulary
-	idfs := make([]float64, len(p.terms))
-	exIdfs := make([]float64, len(p.terms))
-	idfSum, exIdfSum := 0.0, 0.0
+	qts := make([]queryTerm, len(p.terms))
 	for i, t := range p.terms {
-		tids[i] = -1
-		df, exdf := 0, 0
+		qt := queryTerm{term: t}
 		if tn, ok := n.terms[t]; ok {
-			tids[i] = int64(tn)
-			df, exdf = n.df[tn], n.exdf[tn]
+			qt.df, qt.exdf = n.df[tn], n.exdf[tn]
 		}
-		idfs[i], exIdfs[i] = idf(live, df), idf(n.exLive, exdf)
-		idfSum += idfs[i]
-		exIdfSum += exIdfs[i]
+		qt.idf, qt.exIdf = idf(live, qt.df), idf(n.exLive, qt.exdf)
+		qts[i] = qt
+	}
+	idfSum, exIdfSum := sortTerms(qts)
+	tids := make([]int64, len(qts)) // -1: not in the vocabulary
+	idfs := make([]float64, len(qts))
+	exIdfs := make([]float64, len(qts))
+	for i, qt := range qts {
+		tids[i] = -1
+		if tn, ok := n.terms[qt.term]; ok {
+			tids[i] = int64(tn)
+		}
+		idfs[i], exIdfs[i] = qt.idf, qt.exIdf
 	}
 	nowNs := now.UnixNano()
-	var hits []Hit
+	var cands []naiveCand
+	bestRel := 0.0
 	for _, id := range n.order {
 		if id == "" {
 			continue
@@ -249,29 +262,39 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if !p.filterOnly && tagF == 0 && max(ctx, best) == 0 {
 			continue
 		}
+		rel := p.w.Tag*tagF + p.w.Semantic*max(ctx, best)
+		bestRel = max(bestRel, rel)
+		cands = append(cands, naiveCand{d: d, rel: rel, tag: tagF, ctx: ctx, ex: best, matched: nm, expanded: ne, examples: exm})
+	}
+	var hits []Hit
+	for _, c := range cands {
+		if c.rel < n.cfg.floor*bestRel {
+			continue
+		}
 		res.Candidates++
+		d := c.d
 		var sig Signals
 		if signals != nil {
-			sig = signals(id)
+			sig = signals(d.id)
 		}
 		if overloaded(sig, d.maxConc) {
 			continue
 		}
 		res.Scored++
 		comp := Components{
-			Tag: tagF, Context: ctx, Example: best,
+			Tag: c.tag, Context: c.ctx, Example: c.ex,
 			Reputation:   n.cfg.reputation(sig),
 			Availability: n.cfg.availability(sig, d.maxConc, d.status, now),
 			Rating:       rating(sig),
 			Freshness:    freshness(d.indexed, d.expires, nowNs),
 		}
-		hw := hitWeights(p.w, ctx, best)
+		hw := hitWeights(p.w, c.ctx, c.ex)
 		score := comp.Dot(hw)
 		if score < p.minScore {
 			continue
 		}
-		hits = append(hits, Hit{ID: id, Score: score, Components: comp, Weights: hw,
-			MatchedTags: nm, ExpandedTags: ne, Examples: sortExamples(exm),
+		hits = append(hits, Hit{ID: d.id, Score: score, Components: comp, Weights: hw,
+			MatchedTags: c.matched, ExpandedTags: c.expanded, Examples: sortExamples(c.examples),
 			Stale: d.expires != 0 && nowNs >= d.expires})
 	}
 	sort.Slice(hits, func(i, j int) bool { return better(hits[i].Score, hits[i].ID, hits[j].Score, hits[j].ID) })

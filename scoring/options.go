@@ -19,6 +19,7 @@ type config struct {
 	coldTasks    int
 	coldBoost    float64
 	compactRatio float64
+	floor        float64
 }
 
 func defaultConfig() config {
@@ -33,6 +34,7 @@ func defaultConfig() config {
 		coldTasks:    DefaultColdStartTasks,
 		coldBoost:    DefaultColdStartBoost,
 		compactRatio: 0.5,
+		floor:        DefaultRelevanceFloor,
 	}
 }
 
@@ -61,6 +63,11 @@ const (
 	// completed tasks gets the boost added to its reputation (ADP §5.2).
 	DefaultColdStartTasks = 5
 	DefaultColdStartBoost = 0.2
+	// DefaultRelevanceFloor: a candidate whose relevance (weighted tag
+	// and semantic factors) is below this share of the best candidate's
+	// is not returned. Reputation, availability and rating reorder
+	// relevant agents; they cannot make an irrelevant one relevant.
+	DefaultRelevanceFloor = 0.2
 )
 
 // WithWeights sets the factor weights (validated).
@@ -138,6 +145,18 @@ func WithColdStart(tasks int, boost float64) Option {
 			return fmt.Errorf("%w: cold start tasks=%d boost=%v", ErrBadOption, tasks, boost)
 		}
 		c.coldTasks, c.coldBoost = tasks, boost
+		return nil
+	}
+}
+
+// WithRelevanceFloor sets the relevance floor (in [0, 1]; 0 turns it and
+// the pruning it allows off).
+func WithRelevanceFloor(f float64) Option {
+	return func(c *config) error {
+		if !(f >= 0 && f <= 1) {
+			return fmt.Errorf("%w: relevance floor %v", ErrBadOption, f)
+		}
+		c.floor = f
 		return nil
 	}
 }

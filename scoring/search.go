@@ -9,86 +9,39 @@ import (
 // Search ranks the live documents for q at time now. signals may be nil
 // (every agent then has zero signals).
 //
-// Processing follows discovery profile §7.2: candidates come from the
-// postings of the query's terms and tags (never from a scan, except for a
-// query with neither text nor tags); the relevance part of each
-// candidate's score (tag and semantic factors) is exact after the
-// postings pass; candidates are bucketed by relevance and fully scored
-// from the most relevant bucket down, stopping once no remaining
-// candidate can beat the k-th best score even with perfect reputation,
-// availability, rating and freshness. Signals are looked up only for the
-// candidates scored.
+// Processing follows discovery profile §7.2. Candidates come from the
+// postings of the query's tags and terms, never from a scan (except for a
+// query with neither). Terms are processed rarest first; before each
+// common term (in more than 1/16 of the documents), when the remaining
+// terms cannot lift a document they alone reach to the relevance floor of
+// the best relevance so far, the index stops admitting new documents and
+// only completes the scores of the ones it has (max-score pruning). The
+// relevance part (tag and semantic factors) of every admitted candidate
+// is then exact; candidates are bucketed by it and fully scored from the
+// most relevant bucket down, stopping once no remaining candidate can
+// beat the k-th best score even with perfect reputation, availability,
+// rating and freshness. Signals are looked up only for the candidates
+// scored.
 func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	p := x.cfg.prepare(q)
 	res := Result{Weights: p.w, Warnings: p.warnings}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	required := x.canonNums(p.required)
+	excluded := x.canonNums(p.excluded)
+	if len(required) < len(p.required) {
+		return res // a required tag that no document declares
+	}
 	s := x.getScratch()
 	defer x.putScratch(s)
-
-	// 1. Text: BM25F over the context fields and BM25 per example, term
-	// at a time, in query order.
-	n := x.live
-	var avg [numFields]float64
-	for f := range numFields {
-		if n > 0 {
-			avg[f] = float64(x.sumLen[f]) / float64(n)
-		}
-	}
-	exAvg := 0.0
-	if x.exLive > 0 {
-		exAvg = float64(x.exSumLen) / float64(x.exLive)
-	}
-	idfSum, exIdfSum := 0.0, 0.0
-	for _, t := range p.terms {
-		tn, ok := x.terms[t]
-		var po *postings
-		if ok {
-			po = &x.post[tn]
-		}
-		df, exdf := 0, 0
-		if po != nil {
-			df, exdf = len(po.docs), len(po.ex)
-		}
-		w := idf(n, df)
-		idfSum += w
-		exw := idf(x.exLive, exdf)
-		exIdfSum += exw
-		if po == nil {
-			continue
-		}
-		for i, d := range po.docs {
-			if !x.meta[d].alive {
-				continue
-			}
-			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg)
-			if tf == 0 {
-				continue
-			}
-			s.touch(d)
-			s.acc[d] += w * x.cfg.saturate(tf)
-		}
-		for i, e := range po.ex {
-			d := x.exDoc[e]
-			if !x.meta[d].alive {
-				continue
-			}
-			if s.exAcc[e] == 0 {
-				s.exTouched = append(s.exTouched, e)
-			}
-			s.exAcc[e] += exw * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
-		}
-	}
-	for _, e := range s.exTouched {
-		d := x.exDoc[e]
-		v := x.cfg.exampleScore(s.exAcc[e], exIdfSum)
-		s.touch(d)
-		if v > s.exBest[d] {
-			s.exBest[d] = v
-		}
+	protoMask, protoOther := x.protoMask(p.protocols)
+	nowNs := now.UnixNano()
+	pass := func(d uint32) bool {
+		m := &x.meta[d]
+		return m.alive && x.pass(d, m, p, required, excluded, protoMask, protoOther, nowNs)
 	}
 
-	// 2. Tags: count matched query tags per document.
+	// 1. Tags: count matched query tags per document.
 	for _, qt := range p.soft {
 		cn, ok := x.canonIDs[qt.canon]
 		if !ok {
@@ -109,33 +62,110 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		}
 	}
 
-	// 3. Filters and the relevance part of the score.
-	required := x.canonNums(p.required)
-	excluded := x.canonNums(p.excluded)
-	// A required tag that no document declares leaves nothing to return.
-	impossible := len(required) < len(p.required)
-	protoMask, protoOther := x.protoMask(p.protocols)
-	nowNs := now.UnixNano()
-	for _, d := range s.touched {
-		if impossible {
-			break
+	// 2. Text: BM25F over the context fields and BM25 per example, term
+	// at a time, rarest term first.
+	n := x.live
+	var avg [numFields]float64
+	for f := range numFields {
+		if n > 0 {
+			avg[f] = float64(x.sumLen[f]) / float64(n)
 		}
-		m := &x.meta[d]
-		if !m.alive || !x.pass(d, m, p, required, excluded, protoMask, protoOther, nowNs) {
-			continue
-		}
-		tagF := 0.0
-		if len(p.soft) > 0 {
-			tagF = float64(s.tagN[d]) / float64(len(p.soft))
-		}
-		ctx := x.cfg.contextScore(s.acc[d], idfSum)
-		ex := s.exBest[d]
-		sem := max(ctx, ex)
-		if !p.filterOnly && tagF == 0 && sem == 0 {
-			continue
-		}
-		s.cands = append(s.cands, cand{doc: d, rel: p.w.Tag*tagF + p.w.Semantic*sem, tag: tagF, ctx: ctx, ex: ex})
 	}
+	exAvg := 0.0
+	if x.exLive > 0 {
+		exAvg = float64(x.exSumLen) / float64(x.exLive)
+	}
+	qts := make([]queryTerm, len(p.terms))
+	for i, t := range p.terms {
+		qt := queryTerm{term: t}
+		if tn, ok := x.terms[t]; ok {
+			qt.po = &x.post[tn]
+			qt.df, qt.exdf = len(qt.po.docs), len(qt.po.ex)
+		}
+		qt.idf, qt.exIdf = idf(n, qt.df), idf(x.exLive, qt.exdf)
+		qts[i] = qt
+	}
+	idfSum, exIdfSum := sortTerms(qts)
+	// restIdf and restExIdf sum the idf of the terms not processed yet
+	// that have postings: only those can still add to a score.
+	restIdf, restExIdf := 0.0, 0.0
+	for _, qt := range qts {
+		if qt.df > 0 {
+			restIdf += qt.idf
+		}
+		if qt.exdf > 0 {
+			restExIdf += qt.exIdf
+		}
+	}
+	closed := false
+	for j := range qts {
+		qt := &qts[j]
+		if !closed && !p.filterOnly && x.cfg.floor > 0 && qt.df > n/16 {
+			// A document only the remaining terms reach stays below the
+			// relevance floor: admit no new documents.
+			ub := p.w.Semantic * x.cfg.semanticBound(restIdf, idfSum, restExIdf, exIdfSum)
+			closed = ub+1e-12 < x.cfg.floor*x.bestRelevance(s, p, pass, idfSum, exIdfSum)
+		}
+		if qt.df > 0 {
+			restIdf -= qt.idf
+		}
+		if qt.exdf > 0 {
+			restExIdf -= qt.exIdf
+		}
+		po := qt.po
+		if po == nil {
+			continue
+		}
+		for i, d := range po.docs {
+			if closed && !s.mark[d] {
+				res.Skipped++
+				continue
+			}
+			if !x.meta[d].alive {
+				continue
+			}
+			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg)
+			if tf == 0 {
+				continue
+			}
+			s.touch(d)
+			s.acc[d] += qt.idf * x.cfg.saturate(tf)
+		}
+		for i, e := range po.ex {
+			d := x.exDoc[e]
+			if (closed && !s.mark[d]) || !x.meta[d].alive {
+				continue
+			}
+			if s.exAcc[e] == 0 {
+				s.exTouched = append(s.exTouched, e)
+				s.touch(d)
+			}
+			s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
+		}
+	}
+	x.bestExamples(s, exIdfSum)
+
+	// 3. Filters, the relevance part of the score and the relevance floor.
+	best := 0.0
+	for _, d := range s.touched {
+		if !pass(d) {
+			continue
+		}
+		c, ok := x.relevance(s, p, d, idfSum)
+		if !ok {
+			continue
+		}
+		best = max(best, c.rel)
+		s.cands = append(s.cands, c)
+	}
+	floor := x.cfg.floor * best
+	kept := s.cands[:0]
+	for _, c := range s.cands {
+		if c.rel >= floor {
+			kept = append(kept, c)
+		}
+	}
+	s.cands = kept
 	res.Candidates = len(s.cands)
 
 	// 4. Exact scoring, most relevant bucket first, with the max-score
@@ -198,6 +228,71 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		hit.MatchedTags, hit.ExpandedTags = tagEvidence(p.soft, x.docTags(x.byID[hit.ID]))
 	}
 	return res
+}
+
+// queryTerm is one text term of a query with its statistics.
+type queryTerm struct {
+	term       string
+	po         *postings
+	df, exdf   int
+	idf, exIdf float64
+}
+
+// sortTerms orders terms rarest first (highest idf, then by term) and
+// returns the sums of their idf and example idf. Index and Naive add up
+// contributions in this order, so their sums agree to the last bit.
+func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
+	sort.Slice(qts, func(i, j int) bool {
+		if qts[i].idf != qts[j].idf {
+			return qts[i].idf > qts[j].idf
+		}
+		return qts[i].term < qts[j].term
+	})
+	for _, qt := range qts {
+		idfSum += qt.idf
+		exIdfSum += qt.exIdf
+	}
+	return idfSum, exIdfSum
+}
+
+// bestExamples sets exBest for every document with a matching example.
+func (x *Index) bestExamples(s *scratch, exIdfSum float64) {
+	for _, e := range s.exTouched {
+		d := x.exDoc[e]
+		if v := x.cfg.exampleScore(s.exAcc[e], exIdfSum); v > s.exBest[d] {
+			s.exBest[d] = v
+		}
+	}
+}
+
+// relevance returns the candidate entry of a document that passed the
+// filters, or false when it matches neither a tag nor a term.
+func (x *Index) relevance(s *scratch, p *prepared, d uint32, idfSum float64) (cand, bool) {
+	tagF := 0.0
+	if len(p.soft) > 0 {
+		tagF = float64(s.tagN[d]) / float64(len(p.soft))
+	}
+	ctx := x.cfg.contextScore(s.acc[d], idfSum)
+	ex := s.exBest[d]
+	sem := max(ctx, ex)
+	if !p.filterOnly && tagF == 0 && sem == 0 {
+		return cand{}, false
+	}
+	return cand{doc: d, rel: p.w.Tag*tagF + p.w.Semantic*sem, tag: tagF, ctx: ctx, ex: ex}, true
+}
+
+// bestRelevance returns the best relevance among the documents touched
+// so far that pass the filters, from the partial text scores. Scores only
+// grow as terms are added, so it is a lower bound of the final best.
+func (x *Index) bestRelevance(s *scratch, p *prepared, pass func(uint32) bool, idfSum, exIdfSum float64) float64 {
+	x.bestExamples(s, exIdfSum)
+	best := 0.0
+	for _, d := range s.touched {
+		if c, ok := x.relevance(s, p, d, idfSum); ok && c.rel > best && pass(d) {
+			best = c.rel
+		}
+	}
+	return best
 }
 
 // pass applies the hard filters that need no signals.

@@ -141,7 +141,9 @@ type Result struct {
 	// Candidates counts the agents that passed the filters and the
 	// relevance gate; Scored those fully scored before pruning stopped.
 	Candidates, Scored int
-	Warnings           []string
+	// Skipped counts the postings max-score pruning did not evaluate.
+	Skipped  int
+	Warnings []string
 	// Weights are the effective weights for this query: the weight of a
 	// relevance factor the query does not ask for (tags or text) moves to
 	// the other one, or to the remaining factors when it has neither.

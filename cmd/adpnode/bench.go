@@ -31,6 +31,7 @@ type benchDiscoverOpts struct {
 	cards, queries, run, qrels string
 	depth                      int
 	baseline                   bool
+	floor                      float64
 	tag                        string
 
 	synthetic     int
@@ -73,6 +74,7 @@ tag-only, text-only and mixed queries, beside a naive scan over the same corpus.
 	f.StringVar(&o.qrels, "qrels", "", "relevance judgements: query_id<TAB>agent_id<TAB>relevance")
 	f.IntVar(&o.depth, "depth", 100, "rank at least this many results per query (raises the request's limit)")
 	f.BoolVar(&o.baseline, "baseline", false, "plain BM25 baseline: equal field weights, no stemming, text factor only")
+	f.Float64Var(&o.floor, "relevance-floor", -1, "relevance floor (share of the best relevance a result needs; -1: the default)")
 	f.StringVar(&o.tag, "tag", "adpnode", "run tag written in the run file")
 	f.IntVar(&o.synthetic, "synthetic", 0, "generate a corpus of N agents and measure the index")
 	f.Uint64Var(&o.seed, "seed", 1, "synthetic corpus seed")
@@ -88,15 +90,22 @@ type benchQuery struct {
 	Request json.RawMessage `json:"request"`
 }
 
-func baselineOptions(baseline bool) []scoring.Option {
-	if !baseline {
-		return nil
+// rankerOptions returns the scoring options of a run: the defaults, or
+// the plain BM25 baseline (equal field weights, no stemming, no relevance
+// floor, the semantic factor alone).
+func rankerOptions(o benchDiscoverOpts) []scoring.Option {
+	var opts []scoring.Option
+	if o.baseline {
+		opts = append(opts,
+			scoring.WithWeights(scoring.Weights{Semantic: 1}),
+			scoring.WithFieldWeights(scoring.FieldWeights{Name: 1, Skills: 1, Description: 1, Tools: 1, Schema: 1}),
+			scoring.WithStemming(false),
+			scoring.WithRelevanceFloor(0))
 	}
-	return []scoring.Option{
-		scoring.WithWeights(scoring.Weights{Semantic: 1}),
-		scoring.WithFieldWeights(scoring.FieldWeights{Name: 1, Skills: 1, Description: 1, Tools: 1, Schema: 1}),
-		scoring.WithStemming(false),
+	if o.floor >= 0 {
+		opts = append(opts, scoring.WithRelevanceFloor(o.floor))
 	}
+	return opts
 }
 
 func openLines(path string, fn func(n int, line []byte) error) error {
@@ -123,7 +132,7 @@ func openLines(path string, fn func(n int, line []byte) error) error {
 }
 
 func benchFiles(out io.Writer, o benchDiscoverOpts) error {
-	idx, err := scoring.New(baselineOptions(o.baseline)...)
+	idx, err := scoring.New(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}
@@ -168,6 +177,9 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 		}
 		q, _ := node.QueryFromRequest(req)
 		q.Limit = max(q.Limit, o.depth)
+		if o.baseline {
+			q.MinScore = 0 // rank everything a term matches
+		}
 		t := time.Now()
 		res := idx.Search(q, nil, now)
 		lat = append(lat, time.Since(t))
@@ -235,7 +247,7 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 
 	ups := make([]time.Duration, n)
 	before := heapAlloc()
-	idx, err := scoring.New()
+	idx, err := scoring.New(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}
@@ -282,7 +294,7 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 	}
 	idx = nil
 	runtime.GC()
-	nv, err := scoring.NewNaive()
+	nv, err := scoring.NewNaive(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,71 @@
+package scoring_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/synthetic"
+)
+
+// benchN is the corpus size of the search benchmarks; `adpnode bench
+// discover --synthetic N` measures larger corpora.
+const benchN = 20000
+
+var benchCorpus = sync.OnceValues(func() (*scoring.Index, *scoring.Naive) {
+	g := synthetic.New(1)
+	x, _ := scoring.New()
+	nv, _ := scoring.NewNaive()
+	for i := range benchN {
+		d := g.Doc(i)
+		_ = x.Upsert(d)
+		_ = nv.Upsert(d)
+	}
+	return x, nv
+})
+
+// BenchmarkSearch compares the index with the naive scan over the same
+// corpus and reports the speed-up as a metric.
+func BenchmarkSearch(b *testing.B) {
+	x, nv := benchCorpus()
+	g := synthetic.New(1)
+	now := g.Now()
+	for _, k := range []synthetic.Kind{synthetic.TagOnly, synthetic.TextOnly, synthetic.Mixed} {
+		var indexNs float64
+		b.Run(fmt.Sprintf("%v/index", k), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				x.Search(g.Query(k, i%200), g.Signals, now)
+				i++
+			}
+			indexNs = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		})
+		b.Run(fmt.Sprintf("%v/naive", k), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				nv.Search(g.Query(k, i%200), g.Signals, now)
+				i++
+			}
+			if indexNs > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/indexNs, "x-vs-index")
+			}
+		})
+	}
+}
+
+func BenchmarkUpsert(b *testing.B) {
+	g := synthetic.New(2)
+	docs := make([]scoring.Doc, 4096)
+	for i := range docs {
+		docs[i] = g.Doc(i)
+	}
+	x, _ := scoring.New()
+	i := 0
+	for b.Loop() {
+		d := docs[i%len(docs)]
+		d.ID = fmt.Sprint(i) // always a new agent
+		_ = x.Upsert(d)
+		i++
+	}
+}
