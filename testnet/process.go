@@ -98,8 +98,25 @@ func rssBytes(pid int) int64 {
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		rest, ok := strings.CutPrefix(line, "VmRSS:")
+	return procKB(string(b), "VmRSS:")
+}
+
+// pssBytes returns the proportional set size of pid from
+// /proc/<pid>/smaps_rollup: resident memory with pages shared among
+// processes (the executable the nodes share, above all) divided among
+// them; 0 when not available.
+func pssBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	return procKB(string(b), "Pss:")
+}
+
+// procKB returns the "Key:   N kB" value of a /proc file in bytes, or 0.
+func procKB(text, key string) int64 {
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, key)
 		if !ok {
 			continue
 		}

@@ -62,8 +62,8 @@ func TestStopTerminatesProcessGroup(t *testing.T) {
 	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
 		t.Fatalf("process group %d (%v), want its own group %d", pgid, err, pid)
 	}
-	if rssBytes(pid) <= 0 {
-		t.Error("no RSS for a running process")
+	if rssBytes(pid) <= 0 || pssBytes(pid) <= 0 {
+		t.Error("no RSS or PSS for a running process")
 	}
 	if err := stop(context.Background(), pid, dir, 5*time.Second); err != nil {
 		t.Fatal(err)

@@ -155,6 +155,9 @@ type NodeState struct {
 	Status *NodeStatus
 	// RSS is the process's resident set size in bytes (0 when unknown).
 	RSS int64
+	// PSS is the proportional set size in bytes: RSS with the pages the
+	// nodes share (the executable) divided among them (0 when unknown).
+	PSS int64
 	// Err says why Status is nil.
 	Err error
 }
@@ -173,7 +176,7 @@ func (t *Testnet) Status(ctx context.Context) []NodeState {
 				out[i] = st
 				return
 			}
-			st.RSS = rssBytes(n.PID)
+			st.RSS, st.PSS = rssBytes(n.PID), pssBytes(n.PID)
 			base := readAPIFile(n.DataDir)
 			if base == "" {
 				st.Err = fmt.Errorf("%w: no API address published yet", ErrNodeDown)

@@ -215,6 +215,9 @@ func (t *Testnet) runArgs(i int) []string {
 	n := t.m.Nodes[i]
 	args := []string{"run", "--data-dir", n.DataDir, "--api", "127.0.0.1:0", "--demo-agent"}
 	listen := t.cfg.listen
+	if len(listen) == 0 {
+		listen = DefaultListen
+	}
 	if len(n.Addrs) > 0 {
 		// A restart listens where the node listened before, so the
 		// addresses its peers hold stay right.

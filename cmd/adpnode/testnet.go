@@ -92,7 +92,7 @@ func newTestnetUpCmd(dir *string) *cobra.Command {
 	f.DurationVar(&startTO, "start-timeout", testnet.DefaultStartTimeout, "how long to wait for each node's API")
 	f.StringArrayVar(&env, "node-env", nil, "KEY=VALUE added to every node's environment (repeatable), e.g. GOGC=50")
 	f.StringArrayVar(&nodeArgs, "node-arg", nil, "argument added to every node's `adpnode run` (repeatable)")
-	f.StringArrayVar(&liste, "listen", nil, "libp2p listen multiaddr of every node (repeatable; default loopback TCP and QUIC, port 0)")
+	f.StringArrayVar(&liste, "listen", nil, "libp2p listen multiaddr of every node (repeatable; default "+strings.Join(testnet.DefaultListen, " ")+")")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
 }
@@ -205,8 +205,8 @@ func tnPrintResults(w io.Writer, resp *adp.DiscoverResponse) {
 		fmt.Fprintf(tw, "  %.3f\t%s\t%s\t%s\n", r.Score, r.Name, strings.Join(r.MatchedTags, ","), r.ID)
 	}
 	_ = tw.Flush()
-	for _, warn := range resp.Warnings {
-		fmt.Fprintln(w, "  warning:", warn)
+	if len(resp.Warnings) > 0 {
+		fmt.Fprintf(w, "  %d warning(s): --json shows them\n", len(resp.Warnings))
 	}
 }
 
@@ -227,26 +227,33 @@ func newTestnetStatusCmd(dir *string) *cobra.Command {
 				return tnWriteJSON(w, tnStatusJSON(states))
 			}
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "#\tSTATE\tPID\tCARDS\tPEERS\tRSS\tNAME\tAPI")
+			fmt.Fprintln(tw, "#\tSTATE\tPID\tCARDS\tPEERS\tRSS\tPSS\tNAME\tAPI")
 			up := 0
+			var rssSum, pssSum int64
 			for _, s := range states {
-				state, cards, peers, rss := "down", "-", "-", "-"
+				state, cards, peers, rss, pss := "down", "-", "-", "-", "-"
 				if s.Up {
 					up++
 					state = "up"
-					rss = fmt.Sprintf("%.1f MB", float64(s.RSS)/1e6)
+					rss, pss = tnMB(s.RSS), tnMB(s.PSS)
+					rssSum += s.RSS
+					pssSum += s.PSS
 				}
 				if s.Status != nil {
 					cards, peers = fmt.Sprint(s.Status.Cards), fmt.Sprint(s.Status.Peers)
 				} else if s.Up {
 					state = "starting"
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Index, state, s.PID, cards, peers, rss, s.Name, s.API)
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, state, s.PID, cards, peers, rss, pss, s.Name, s.API)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "%d of %d nodes up (%s)\n", up, len(states), tn.Dir())
+			fmt.Fprintf(w, "%d of %d nodes up (%s)", up, len(states), tn.Dir())
+			if up > 0 {
+				fmt.Fprintf(w, "; mean RSS %s, mean PSS %s (PSS shares the executable's pages among the nodes)", tnMB(rssSum/int64(up)), tnMB(pssSum/int64(up)))
+			}
+			fmt.Fprintln(w)
 			return nil
 		},
 	}
@@ -254,10 +261,14 @@ func newTestnetStatusCmd(dir *string) *cobra.Command {
 	return cmd
 }
 
+// tnMB formats a byte count in megabytes (10^6).
+func tnMB(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
+
 type tnNodeStateJSON struct {
 	testnet.NodeInfo
 	Up     bool                `json:"up"`
 	RSS    int64               `json:"rss_bytes"`
+	PSS    int64               `json:"pss_bytes"`
 	Status *testnet.NodeStatus `json:"status,omitempty"`
 	Error  string              `json:"error,omitempty"`
 }
@@ -265,7 +276,7 @@ type tnNodeStateJSON struct {
 func tnStatusJSON(states []testnet.NodeState) []tnNodeStateJSON {
 	out := make([]tnNodeStateJSON, len(states))
 	for i, s := range states {
-		out[i] = tnNodeStateJSON{NodeInfo: s.NodeInfo, Up: s.Up, RSS: s.RSS, Status: s.Status}
+		out[i] = tnNodeStateJSON{NodeInfo: s.NodeInfo, Up: s.Up, RSS: s.RSS, PSS: s.PSS, Status: s.Status}
 		if s.Err != nil {
 			out[i].Error = s.Err.Error()
 		}
