@@ -87,14 +87,7 @@ func TestThreeNodes(t *testing.T) {
 		demo: true, bootstrap: bootAddr})
 	nodes := []*node.Node{boot, tr, demo}
 
-	waitFor(t, 20*time.Second, "every node holds every card", func() bool {
-		for _, n := range nodes {
-			if n.CardCount() != len(nodes) {
-				return false
-			}
-		}
-		return true
-	})
+	waitAllCards(t, nodes)
 
 	// Discovery by tag and by text, on a node that holds the cards.
 	if r := discoverAPI(t, demo, "local", `{"tags":["nlp/translation"]}`); len(r.Results) == 0 || r.Results[0].ID != tr.AgentID() {
@@ -174,5 +167,37 @@ func TestThreeNodes(t *testing.T) {
 	})
 	if r := discoverAPI(t, tr, "local", `{"tags":["text/reversal"]}`); !r.has(demo.AgentID()) {
 		t.Fatalf("updated card not indexed: %v", r.ids())
+	}
+}
+
+// waitAllCards waits until every node holds every node's card, and names
+// the missing ones when it times out.
+func waitAllCards(t *testing.T, nodes []*node.Node) {
+	t.Helper()
+	var missing []string
+	deadline := time.Now().Add(20 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		missing = missing[:0]
+		for i, n := range nodes {
+			held := map[string]bool{}
+			recs, _ := n.Cards(context.Background())
+			for _, r := range recs {
+				held[r.Card.ID] = true
+			}
+			for j, m := range nodes {
+				if !held[m.AgentID()] {
+					missing = append(missing, fmt.Sprintf("node %d lacks card %d", i, j))
+				}
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cards missing after 20s: %v", missing)
+		}
+		<-tick.C
 	}
 }

@@ -63,6 +63,7 @@ type Node struct {
 	tools       map[string]bool    // tool methods registered on the server
 	directories map[peer.ID]string // known directory peers -> agent id
 	inflight    map[string]int     // outbound calls in flight per agent id
+	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
 	httpSrv     *http.Server
 	apiURL      string
 	started     bool
@@ -104,6 +105,7 @@ func New(cfg Config) (_ *Node, err error) {
 		tools:       make(map[string]bool),
 		directories: make(map[peer.ID]string),
 		inflight:    make(map[string]int),
+		greeted:     make(map[peer.ID]uint64),
 	}
 	var closers []func() error
 	defer func() {
@@ -257,6 +259,15 @@ func (n *Node) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	greetings, err := n.subscribeGreetings()
+	if err != nil {
+		return fmt.Errorf("node: subscribe to peer events: %w", err)
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		n.greetLoop(n.ctx, greetings)
+	}()
 	n.bootstrap(ctx)
 	n.gossip.SetOwnCard(card)
 	n.goLoop(n.announceLoop)

@@ -1,0 +1,94 @@
+package node
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/libp2p/go-libp2p/core/event"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
+
+	"github.com/adpnode/adpnode/aitp"
+)
+
+// Greeting: when a peer that speaks AITP is identified, the node sends it
+// its own card (adp.advertise). GossipSub reaches only the peers that are
+// subscribed when a card is published, and the own card is re-broadcast
+// only every GossipInterval; the greeting gives a peer that joins later the
+// card at once.
+const (
+	greetConcurrency = 8
+	maxGreeted       = 10000 // bound on the memory of greeted peers
+)
+
+// subscribeGreetings subscribes to peer identification before the node
+// connects anywhere, so no early peer is missed.
+func (n *Node) subscribeGreetings() (event.Subscription, error) {
+	return n.host.EventBus().Subscribe(new(event.EvtPeerIdentificationCompleted), eventbus.BufSize(256))
+}
+
+// greetLoop advertises the own card to each newly identified AITP peer,
+// at most greetConcurrency at a time, until ctx ends.
+func (n *Node) greetLoop(ctx context.Context, sub event.Subscription) {
+	defer sub.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sem := make(chan struct{}, greetConcurrency)
+	for {
+		var ev any
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok = <-sub.Out():
+			if !ok {
+				return
+			}
+		}
+		e, isID := ev.(event.EvtPeerIdentificationCompleted)
+		if !isID || e.Peer == n.self || !slices.Contains(e.Protocols, aitp.ProtocolID) || !n.markGreeted(e.Peer) {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			actx, cancel := context.WithTimeout(ctx, fetchTimeout)
+			defer cancel()
+			if _, err := n.advertiseTo(actx, e.Peer); err != nil {
+				n.log.Debug("greet peer", "peer", e.Peer, "err", err)
+				n.unmarkGreeted(e.Peer)
+			}
+		}()
+	}
+}
+
+// markGreeted records that p gets the current card and reports whether it
+// had not got it yet.
+func (n *Node) markGreeted(p peer.ID) bool {
+	var seq uint64
+	if s := n.Card().Seq; s != nil {
+		seq = *s
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if got, ok := n.greeted[p]; ok && got >= seq {
+		return false
+	}
+	if len(n.greeted) >= maxGreeted {
+		clear(n.greeted)
+	}
+	n.greeted[p] = seq
+	return true
+}
+
+func (n *Node) unmarkGreeted(p peer.ID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.greeted, p)
+}
