@@ -137,7 +137,9 @@ func (s *Store) Rate(ctx context.Context, agentID, rater string, stars int) erro
 }
 
 // updateStats applies change to agentID's counters (and runs extra in the
-// same transaction), writes them and updates the in-memory copy.
+// same transaction), writes them, updates the in-memory copy and waits for
+// the write to be synced (outside the agent's lock, so that concurrent
+// records share syncs).
 func (s *Store) updateStats(ctx context.Context, agentID string, extra func(*badger.Txn, string, time.Time) error, change func(*statsRecord, time.Time)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -151,7 +153,6 @@ func (s *Store) updateStats(ctx context.Context, agentID string, extra func(*bad
 	}
 	defer s.end()
 	unlock := s.lock(id)
-	defer unlock()
 	now := s.cfg.now()
 	var next statsRecord
 	err = s.update(func(txn *badger.Txn) error {
@@ -166,11 +167,17 @@ func (s *Store) updateStats(ctx context.Context, agentID string, extra func(*bad
 		change(&next, now)
 		return txn.Set(statsKey(id), encodeStats(next))
 	})
+	if err == nil {
+		s.statsMu.Lock()
+		s.stats[id] = next
+		s.statsMu.Unlock()
+	}
+	unlock()
+	if err == nil {
+		err = s.syncer.wait()
+	}
 	if err != nil {
 		return fmt.Errorf("store: interaction %s: %w", id, err)
 	}
-	s.statsMu.Lock()
-	s.stats[id] = next
-	s.statsMu.Unlock()
 	return nil
 }

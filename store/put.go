@@ -64,7 +64,6 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	h := header{Source: src, Origin: origin, ReceivedAt: now, ExpiresAt: now.Add(ttl)}
 
 	unlock := s.lock(id)
-	defer unlock()
 	var res putResult
 	err = s.update(func(txn *badger.Txn) error {
 		var err error
@@ -72,6 +71,7 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 		return err
 	})
 	if err != nil {
+		unlock()
 		return false, fmt.Errorf("store: put %s: %w", id, err)
 	}
 	s.cfg.metrics.CardPut(src, res.outcome)
@@ -84,6 +84,12 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 			s.cfg.metrics.CardRemoved(res.change.Reason)
 		}
 		s.publish(*res.change)
+	}
+	unlock()
+	if res.outcome != OutcomeIgnored {
+		if err := s.syncer.wait(); err != nil {
+			return false, fmt.Errorf("store: put %s: sync: %w", id, err)
+		}
 	}
 	stored := res.outcome == OutcomeStored || res.outcome == OutcomeRevoked
 	if stored {

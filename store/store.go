@@ -47,7 +47,8 @@ type Store struct {
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
 
-	count atomic.Int64 // live, decodable cards
+	count  atomic.Int64 // live, decodable cards
+	syncer *syncer      // group commit of acknowledged writes
 
 	subsMu sync.Mutex
 	subs   map[*subscriber]struct{}
@@ -96,6 +97,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		stats:       make(map[string]statsRecord),
 		corruptSeen: make(map[string]struct{}),
 	}
+	s.syncer = newSyncer(db.Sync)
 	if err := s.load(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
@@ -113,7 +115,8 @@ func badgerOptions(dir string, cfg config) badger.Options {
 	o := badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{cfg.logger}).
 		WithMetricsEnabled(false).
-		WithSyncWrites(true).
+		WithSyncWrites(false). // acknowledged writes are synced by the syncer
+
 		WithInMemory(cfg.inMemory)
 	if cfg.smallMemory {
 		o = o.WithMemTableSize(2 << 20).
