@@ -224,7 +224,7 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 		ms = min(max(ms, 1), int64(^uint32(0)))
 		opts = appendDeadline(opts, uint32(ms))
 	}
-	seg := Segment{Type: TypeRequest, Association: cc.assoc, RequestID: pd.id, Method: []byte(method)}
+	seg := Segment{Type: TypeRequest, Association: cc.assoc, RequestID: pd.id}
 	if stream {
 		seg.Flags |= FlagStreamReply
 	}
@@ -235,7 +235,7 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 	if len(rest) == 0 {
 		seg.Flags |= FlagFin
 	}
-	err := cc.w.write(opts, &seg)
+	err := cc.w.writeMethod(opts, &seg, method)
 	for seq := uint32(1); err == nil && len(rest) > 0; seq++ {
 		k := min(len(rest), MaxBodyPerMessage)
 		s := Segment{Type: TypeStream, Association: cc.assoc, RequestID: pd.id, Sequence: seq, Body: rest[:k]}

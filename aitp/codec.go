@@ -236,9 +236,10 @@ const frameHeaderMax = MessageHeaderSize + 6 + SegmentHeaderSize
 // AITP, the given options) and the segment header for s; the caller
 // writes s.Method and s.Body after it. It returns an error when the frame
 // would exceed MaxMessageSize.
-func appendFrameHeader(dst []byte, opts []byte, s *Segment) ([]byte, error) {
-	total := MessageHeaderSize + len(opts) + s.EncodedLen()
-	if total > MaxMessageSize || len(s.Method) > MaxMethodLen {
+func appendFrameHeader(dst []byte, opts []byte, s *Segment, extraMethod int) ([]byte, error) {
+	ml := len(s.Method) + extraMethod
+	total := MessageHeaderSize + len(opts) + SegmentHeaderSize + ml + len(s.Body)
+	if total > MaxMessageSize || ml > MaxMethodLen {
 		return dst, fmt.Errorf("%w: frame of %d octets", ErrTooLarge, total)
 	}
 	dst = append(dst, Version, 0, DefaultTTL, NextProtoAITP)
@@ -246,7 +247,12 @@ func appendFrameHeader(dst []byte, opts []byte, s *Segment) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(opts)))
 	dst = append(dst, 0, 0)
 	dst = append(dst, opts...)
-	return appendSegmentHeader(dst, s), nil
+	dst = append(dst, byte(s.Type), s.Flags, byte(s.Status), byte(ml))
+	dst = binary.BigEndian.AppendUint32(dst, s.Association)
+	dst = binary.BigEndian.AppendUint32(dst, s.RequestID)
+	dst = binary.BigEndian.AppendUint32(dst, s.Sequence)
+	dst = binary.BigEndian.AppendUint16(dst, s.Window)
+	return binary.BigEndian.AppendUint16(dst, uint16(len(s.Body))), nil
 }
 
 // maxChunk is the body room of one frame with the given options and method.

@@ -36,8 +36,14 @@ func newFrameWriter(w io.Writer) *frameWriter {
 // the method and the body) and writes the queue out unless a write is
 // already in progress, in which case that writer takes it along.
 func (fw *frameWriter) write(opts []byte, s *Segment) error {
+	return fw.writeMethod(opts, s, "")
+}
+
+// writeMethod is write with the method given as a string (s.Method must
+// then be empty), which saves converting it on the call path.
+func (fw *frameWriter) writeMethod(opts []byte, s *Segment, method string) error {
 	var hdr [frameHeaderMax]byte
-	h, err := appendFrameHeader(hdr[:0], opts, s)
+	h, err := appendFrameHeader(hdr[:0], opts, s, len(method))
 	if err != nil {
 		return err
 	}
@@ -52,6 +58,7 @@ func (fw *frameWriter) write(opts []byte, s *Segment) error {
 	}
 	fw.buf = append(fw.buf, h...)
 	fw.buf = append(fw.buf, s.Method...)
+	fw.buf = append(fw.buf, method...)
 	fw.buf = append(fw.buf, s.Body...)
 	return fw.flushLocked()
 }

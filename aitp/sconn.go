@@ -38,9 +38,10 @@ type serverConn struct {
 	idle       *time.Timer
 
 	// Read-loop state, owned by the goroutine running the loop.
-	br   *bufio.Reader
-	bp   *[]byte
-	next *serverReq // a request made runnable by the last segment
+	br       *bufio.Reader
+	bp       *[]byte
+	readOnFn func()     // c.readOn, bound once
+	next     *serverReq // a request made runnable by the last segment
 }
 
 // serverReq is one request on a serverConn.
@@ -72,6 +73,7 @@ func newServerConn(s *Server, st network.Stream, remote peer.ID) *serverConn {
 		srv: s, st: st, remote: remote, w: newFrameWriter(st),
 		ctx: ctx, cancel: cancel, reqs: make(map[uint32]*serverReq),
 	}
+	c.readOnFn = c.readOn
 	c.touch()
 	return c
 }
@@ -95,7 +97,7 @@ func (c *serverConn) run() {
 func (c *serverConn) readOn() {
 	r, err := c.loop(c.br, *c.bp)
 	if r != nil {
-		c.srv.spawn(c.readOn)
+		c.srv.spawn(c.readOnFn)
 		c.serve(r)
 		return
 	}
