@@ -55,7 +55,7 @@ func (s *Store) Stats(ctx context.Context, agentID string) (Stats, error) {
 	if err := ctx.Err(); err != nil {
 		return Stats{}, err
 	}
-	id, err := normalize(agentID)
+	id, err := s.normalize(agentID)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -144,7 +144,7 @@ func (s *Store) updateStats(ctx context.Context, agentID string, extra func(*bad
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	id, err := normalize(agentID)
+	id, err := s.normalize(agentID)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	if len(origin) > MaxOriginLen {
 		return false, fmt.Errorf("%w: origin of %d bytes over %d", ErrInvalid, len(origin), MaxOriginLen)
 	}
-	id, err := normalize(c.ID)
+	id, err := s.normalize(c.ID)
 	if err != nil {
 		return false, err
 	}
@@ -48,7 +48,7 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 		}
 	}
 	if len(raw) > adp.MaxCardSize {
-		return false, fmt.Errorf("%w: %d bytes over %d", ErrTooLarge, len(raw), adp.MaxCardSize)
+		return false, fmt.Errorf("%w: %w: %d bytes over %d", ErrTooLarge, adp.ErrTooLarge, len(raw), adp.MaxCardSize)
 	}
 	if err := s.begin(); err != nil {
 		return false, err

@@ -31,6 +31,8 @@ const (
 	maxCorruptReports = 64
 	// scanBatch is how many records Cards reads per read transaction.
 	scanBatch = 256
+	// maxIDCache bounds the normalized agent id cache.
+	maxIDCache = 1 << 14
 )
 
 // Store holds the newest card per agent, revocation tombstones and local
@@ -55,6 +57,9 @@ type Store struct {
 
 	statsMu sync.RWMutex
 	stats   map[string]statsRecord
+
+	idsMu sync.RWMutex
+	ids   map[string]string // agent id as given -> normalized
 
 	corruptMu   sync.Mutex
 	corrupt     []error
@@ -95,6 +100,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		seed:        maphash.MakeSeed(),
 		subs:        make(map[*subscriber]struct{}),
 		stats:       make(map[string]statsRecord),
+		ids:         make(map[string]string),
 		corruptSeen: make(map[string]struct{}),
 	}
 	s.syncer = newSyncer(db.Sync)
@@ -240,12 +246,26 @@ func (s *Store) update(fn func(txn *badger.Txn) error) error {
 	}
 }
 
-// normalize maps any accepted agent id form to the key form.
-func normalize(agentID string) (string, error) {
+// normalize maps any accepted agent id form to the key form, remembering
+// recent answers: parsing an id (base36 CID, key extraction) costs about as
+// much as a Badger read, and scoring asks for the same ids over and over.
+func (s *Store) normalize(agentID string) (string, error) {
+	s.idsMu.RLock()
+	id, ok := s.ids[agentID]
+	s.idsMu.RUnlock()
+	if ok {
+		return id, nil
+	}
 	id, err := adp.NormalizeAgentID(agentID)
 	if err != nil {
 		return "", fmt.Errorf("%w: agent id: %w", ErrInvalid, err)
 	}
+	s.idsMu.Lock()
+	if len(s.ids) >= maxIDCache {
+		clear(s.ids) // crude but bounded; refills from use
+	}
+	s.ids[agentID] = id
+	s.idsMu.Unlock()
 	return id, nil
 }
 
@@ -336,7 +356,7 @@ func (s *Store) Card(ctx context.Context, agentID string) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	id, err := normalize(agentID)
+	id, err := s.normalize(agentID)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +396,7 @@ func (s *Store) Card(ctx context.Context, agentID string) (*Record, error) {
 // older: the live card, or the revocation when the agent revoked, or nil.
 // Its signature fits gossip.Held.
 func (s *Store) Held(agentID string) *adp.Card {
-	id, err := normalize(agentID)
+	id, err := s.normalize(agentID)
 	if err != nil || s.begin() != nil {
 		return nil
 	}
@@ -403,7 +423,7 @@ func (s *Store) Tombstone(ctx context.Context, agentID string) (*Record, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	id, err := normalize(agentID)
+	id, err := s.normalize(agentID)
 	if err != nil {
 		return nil, err
 	}

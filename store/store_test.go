@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -199,6 +200,8 @@ func TestPutCardRejects(t *testing.T) {
 		{"empty source", c, "", "", store.ErrInvalid},
 		{"oversized origin", c, store.SourceGossip, string(make([]byte, store.MaxOriginLen+1)), store.ErrInvalid},
 		{"bad id", &adp.Card{ID: "agent://nope", Name: "x"}, store.SourceGossip, "", store.ErrInvalid},
+		{"too large", &adp.Card{ID: c.ID, Name: "x", Description: strings.Repeat("d", adp.MaxCardSize)}, store.SourceGossip, "", store.ErrTooLarge},
+		{"too large (adp error)", &adp.Card{ID: c.ID, Name: "x", Description: strings.Repeat("d", adp.MaxCardSize)}, store.SourceGossip, "", adp.ErrTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
