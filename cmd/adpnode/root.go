@@ -9,7 +9,37 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newKeyCmd(), newCardCmd())
+	// Offline tools: keys, card files, benchmarks.
+	root.AddCommand(newKeyCmd(), newCardCmd(), newBenchCmd())
+	// The node and the commands that talk to a running node's API.
+	root.AddCommand(
+		newInitCmd(),
+		newRunCmd(),
+		newStatusCmd(),
+		newPeersCmd(),
+		newDiscoverCmd(),
+		newDescribeCmd(),
+		newInvokeCmd(),
+		newRateCmd(),
+		newAdvertiseCmd(),
+	)
+	card := cardCommand(root)
+	card.AddCommand(newCardAPICmds()...)
+	card.AddCommand(newCardConvertCmd())
+	// Local testnets.
 	root.AddCommand(newTestnetCmd())
 	return root
+}
+
+// cardCommand returns root's `card` command, creating it when no other
+// file has added one.
+func cardCommand(root *cobra.Command) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == "card" {
+			return c
+		}
+	}
+	c := &cobra.Command{Use: "card", Short: "Work with Agent Cards"}
+	root.AddCommand(c)
+	return c
 }
