@@ -224,8 +224,10 @@ func (d *DHT) Forget(agentID string) error {
 
 // GetCard looks up the card of agentID (any form adp.PeerIDFromAgentID
 // accepts). It returns ErrNotFound when no peer has one. The card is
-// verified again here and handed to the OnCard sink.
-func (d *DHT) GetCard(ctx context.Context, agentID string) (*adp.Card, error) {
+// verified again here and handed to the OnCard sink. A node refreshing a
+// stale card calls it and keeps the result when adp.Compare says it is
+// newer than the held one.
+func (d *DHT) GetCard(ctx context.Context, agentID string, opts ...GetOption) (*adp.Card, error) {
 	if d.isClosed() {
 		return nil, ErrClosed
 	}
@@ -234,9 +236,13 @@ func (d *DHT) GetCard(ctx context.Context, agentID string) (*adp.Card, error) {
 		return nil, fmt.Errorf("dht: get: %w", err)
 	}
 	key := Key(p)
+	gc := getConfig{quorum: d.cfg.quorum}
+	for _, o := range opts {
+		o(&gc)
+	}
 	var ropts []routing.Option
-	if d.cfg.quorum > 0 {
-		ropts = append(ropts, kaddht.Quorum(d.cfg.quorum))
+	if gc.quorum > 0 {
+		ropts = append(ropts, kaddht.Quorum(gc.quorum))
 	}
 	raw, err := d.kad.GetValue(ctx, key, ropts...)
 	if err != nil {

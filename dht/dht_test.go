@@ -134,6 +134,10 @@ func TestPutGetFind(t *testing.T) {
 	if err != nil || !bytes.Equal(got.Raw(), v2.Raw()) {
 		t.Fatalf("GetCard after update = %v, %v; want v2", got, err)
 	}
+	got, err = c.dhts[6].GetCard(ctx, agent, dht.Quorum(1))
+	if err != nil || !bytes.Equal(got.Raw(), v2.Raw()) {
+		t.Fatalf("GetCard(quorum 1) after update = %v, %v; want v2", got, err)
+	}
 	if err := c.dhts[owner].PutCard(ctx, v1); !errors.Is(err, dht.ErrOlder) {
 		t.Fatalf("PutCard(older) = %v, want ErrOlder", err)
 	}

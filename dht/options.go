@@ -124,3 +124,14 @@ func GetQuorum(n int) Option {
 		return nil
 	}
 }
+
+type getConfig struct{ quorum int }
+
+// GetOption tunes one GetCard call.
+type GetOption func(*getConfig)
+
+// Quorum overrides the GetQuorum option for one call; n <= 0 means
+// kad-dht's default.
+func Quorum(n int) GetOption {
+	return func(c *getConfig) { c.quorum = max(n, 0) }
+}

@@ -3,6 +3,7 @@ package gossip_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -65,9 +66,10 @@ func newBenchNet(b *testing.B) *benchNet {
 		b.Fatal(err)
 	}
 	bn.nodes = startNodes(b, nw, 0, benchNodes)
-	waitFor(b, time.Minute, "meshes built", func() bool {
+	waitFor(b, 2*time.Minute, "meshes built", func() bool {
 		for _, n := range bn.nodes {
-			if n.g.MeshSize() < 4 {
+			peers := len(n.g.Peers())
+			if peers == 0 || n.g.MeshSize() < min(peers, 4) {
 				return false
 			}
 		}
@@ -131,7 +133,8 @@ func BenchmarkCardPropagation(b *testing.B) {
 
 // BenchmarkDHTGetCard has every node put its card, then gets a card of
 // another node from a different node each iteration, and reports the
-// latency percentiles and their ratio to the goal.
+// latency percentiles and their ratio to the goal, with kad-dht's default
+// quorum (16 answers or the end of the lookup) and with lower ones.
 func BenchmarkDHTGetCard(b *testing.B) {
 	bn := newBenchNet(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -147,6 +150,17 @@ func BenchmarkDHTGetCard(b *testing.B) {
 		b.Fatal(err)
 	}
 
+	for _, q := range []int{0, 4, 1} {
+		name := "quorum=default"
+		if q > 0 {
+			name = fmt.Sprintf("quorum=%d", q)
+		}
+		b.Run(name, func(b *testing.B) { benchGet(b, bn, q) })
+	}
+}
+
+func benchGet(b *testing.B, bn *benchNet, quorum int) {
+	ctx := context.Background()
 	var lat []time.Duration
 	i := 0
 	for b.Loop() {
@@ -157,7 +171,7 @@ func BenchmarkDHTGetCard(b *testing.B) {
 		}
 		i++
 		start := time.Now()
-		c, err := bn.dhts[from].GetCard(ctx, bn.nodes[to].agent())
+		c, err := bn.dhts[from].GetCard(ctx, bn.nodes[to].agent(), dht.Quorum(quorum))
 		lat = append(lat, time.Since(start))
 		if err != nil {
 			b.Fatal(err)
