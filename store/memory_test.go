@@ -1,0 +1,72 @@
+package store_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/adpnode/adpnode/store"
+)
+
+// heapAfter returns the live heap after open, with the store still open.
+func heapAfter(tb testing.TB, open func() *store.Store) (uint64, *store.Store) {
+	tb.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := open()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if after.HeapAlloc < before.HeapAlloc {
+		return 0, s
+	}
+	return after.HeapAlloc - before.HeapAlloc, s
+}
+
+// TestSmallMemoryFootprint: a small-memory store holds a few MiB of heap,
+// so a testnet of many nodes fits in one process.
+func TestSmallMemoryFootprint(t *testing.T) {
+	const limit = 16 << 20
+	heap, s := heapAfter(t, func() *store.Store {
+		s, err := store.Open(t.TempDir(), store.WithSmallMemory(), store.WithSweepInterval(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+	defer s.Close()
+	t.Logf("small-memory store: %.1f MiB of heap", float64(heap)/(1<<20))
+	if heap > limit {
+		t.Fatalf("small-memory store holds %.1f MiB, want under %d MiB", float64(heap)/(1<<20), limit>>20)
+	}
+}
+
+// BenchmarkOpenHeap reports the heap an open store holds with the default
+// and the small-memory options, and their ratio.
+func BenchmarkOpenHeap(b *testing.B) {
+	var small, def uint64
+	for range b.N {
+		h, s := heapAfter(b, func() *store.Store {
+			s, err := store.Open(b.TempDir(), store.WithSmallMemory(), store.WithSweepInterval(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		})
+		s.Close()
+		small = max(small, h)
+		h, s = heapAfter(b, func() *store.Store {
+			s, err := store.Open(b.TempDir(), store.WithSweepInterval(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return s
+		})
+		s.Close()
+		def = max(def, h)
+	}
+	b.ReportMetric(float64(small)/(1<<20), "MiB_small")
+	b.ReportMetric(float64(def)/(1<<20), "MiB_default")
+	if small > 0 {
+		b.ReportMetric(float64(def)/float64(small), "x_small")
+	}
+}
