@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -147,5 +148,30 @@ func TestBackgroundSweeper(t *testing.T) {
 	waitFor(t, "the sweeper to remove the expired card", func() bool { return s.Count() == 0 })
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHugeTTLCapped: a metadata.ttl of 2^53-1 seconds is capped at MaxTTL
+// instead of overflowing the stored expiry.
+func TestHugeTTLCapped(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	dir := t.TempDir()
+	s := openStore(t, dir, store.WithClock(clk.Now))
+	c := makeCard(t, newKey(t), cardSpec{seq: 1, ttl: adp.MaxSeq})
+	put(t, s, c, store.SourceGossip)
+	rec, err := s.Card(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := clk.Now().Add(store.MaxTTL); !rec.ExpiresAt.Equal(want) {
+		t.Fatalf("ExpiresAt = %v, want %v", rec.ExpiresAt, want)
+	}
+	clk.Advance(100 * 365 * 24 * time.Hour)
+	if !rec.Stale(clk.Now()) {
+		t.Fatal("not stale a century later")
+	}
+	if n, err := s.Sweep(ctx); n != 1 || err != nil {
+		t.Fatalf("Sweep = %d, %v", n, err)
 	}
 }

@@ -19,6 +19,9 @@ const (
 	DefaultTombstoneTTL = 7 * 24 * time.Hour
 	// DefaultSweepInterval is how often the expiry sweeper runs.
 	DefaultSweepInterval = time.Minute
+	// MaxTTL caps a card's freshness: metadata.ttl may name up to 2^53
+	// seconds, far past what a time stored in Unix nanoseconds holds.
+	MaxTTL = 10 * 365 * 24 * time.Hour
 )
 
 // Option configures Open.

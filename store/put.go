@@ -56,7 +56,7 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	defer s.end()
 
 	now := s.cfg.now()
-	ttl := max(c.TTL(s.cfg.defaultTTL), 0)
+	ttl := min(max(c.TTL(s.cfg.defaultTTL), 0), MaxTTL)
 	revocation := c.IsRevocation()
 	if revocation {
 		ttl = max(ttl, s.cfg.tombstoneTTL)
