@@ -100,6 +100,10 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	psOpts := append([]pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
 		pubsub.WithPeerScore(cfg.score, cfg.thresholds),
+		// Under validation pressure, drop messages from peers whose
+		// messages are mostly rejected or ignored.
+		pubsub.WithPeerGater(pubsub.NewPeerGaterParams(
+			pubsub.DefaultPeerGaterThreshold, pubsub.DefaultPeerGaterGlobalDecay, pubsub.DefaultPeerGaterSourceDecay)),
 		pubsub.WithLogger(cfg.log),
 		pubsub.WithRawTracer(g.mesh),
 	}, cfg.psOpts...)
@@ -112,7 +116,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	if g.topic, err = g.ps.Join(Topic); err != nil {
 		return nil, fmt.Errorf("gossip: join %s: %w", Topic, err)
 	}
-	if g.sub, err = g.topic.Subscribe(); err != nil {
+	if g.sub, err = g.topic.Subscribe(pubsub.WithBufferSize(SubscriptionBuffer)); err != nil {
 		return nil, fmt.Errorf("gossip: subscribe %s: %w", Topic, err)
 	}
 	g.deliverDone = make(chan struct{})

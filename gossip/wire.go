@@ -19,6 +19,11 @@ const (
 
 	// MinRebroadcastInterval bounds the RebroadcastInterval option.
 	MinRebroadcastInterval = 10 * time.Millisecond
+
+	// SubscriptionBuffer is how many accepted cards may wait for the
+	// OnCard sink; past it GossipSub drops deliveries (the cards are
+	// still relayed) and the rebroadcast or the DHT fills the gap.
+	SubscriptionBuffer = 256
 )
 
 // Validation outcome reasons, the values of the "reason" label of the
