@@ -3,8 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/store"
@@ -173,5 +176,55 @@ func TestHugeTTLCapped(t *testing.T) {
 	}
 	if n, err := s.Sweep(ctx); n != 1 || err != nil {
 		t.Fatalf("Sweep = %d, %v", n, err)
+	}
+}
+
+// TestSweepRacesPuts: sweeps running while newer cards arrive never remove
+// a fresh card, and every agent ends with its newest card.
+func TestSweepRacesPuts(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	s := openMem(t, store.WithClock(clk.Now), store.WithGrace(0))
+	const agents = 6
+	keys := make([]crypto.PrivKey, agents)
+	for i := range keys {
+		keys[i] = newKey(t)
+		put(t, s, makeCard(t, keys[i], cardSpec{seq: 1, ttl: 1}), store.SourceGossip)
+	}
+	clk.Advance(2 * time.Second) // every seq 1 card has expired
+	fresh := make([]*adp.Card, agents)
+	for i := range fresh {
+		fresh[i] = makeCard(t, keys[i], cardSpec{seq: 2, ttl: 3600})
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 20 {
+			if _, err := s.Sweep(ctx); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	for _, c := range fresh {
+		wg.Go(func() {
+			if _, err := s.PutCard(ctx, c, store.SourceGossip, ""); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := s.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range fresh {
+		rec, err := s.Card(ctx, c.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		if seqOf(rec.Card) != 2 {
+			t.Fatalf("%s: seq %d", c.ID, seqOf(rec.Card))
+		}
+	}
+	if s.Count() != agents {
+		t.Fatalf("Count = %d, want %d", s.Count(), agents)
 	}
 }

@@ -338,6 +338,17 @@ func TestClosedStore(t *testing.T) {
 	if err := s.Cards(ctx, func(*store.Record) bool { return true }); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("Cards after Close: %v", err)
 	}
+	if _, err := s.Sweep(ctx); !errors.Is(err, store.ErrClosed) {
+		t.Fatalf("Sweep after Close: %v", err)
+	}
+	if s.Held(c.ID) != nil {
+		t.Fatal("Held after Close returned a card")
+	}
+	late, lateCancel := s.Subscribe(1)
+	if _, ok := <-late; ok {
+		t.Fatal("Subscribe after Close: channel open")
+	}
+	lateCancel()
 }
 
 func TestOpenOptions(t *testing.T) {
