@@ -15,10 +15,17 @@ import (
 )
 
 // TestCardReachesAll20 publishes a card from one of 20 nodes on a ring, so
-// it must be relayed up to ten hops, and waits for every node to hold it.
+// it must be relayed up to ten hops, and waits for every node to hold it;
+// on mocknet and on loopback TCP.
 func TestCardReachesAll20(t *testing.T) {
-	nw := newNet(t, 20, p2pnet.Ring)
-	nodes := startNodes(t, nw, 0, 20)
+	for _, tr := range []p2pnet.Transport{p2pnet.Mocknet, p2pnet.TCP} {
+		t.Run(tr.String(), func(t *testing.T) { testCardReachesAll(t, tr, 20) })
+	}
+}
+
+func testCardReachesAll(t *testing.T, tr p2pnet.Transport, n int) {
+	nw := newNet(t, n, p2pnet.Ring, p2pnet.WithTransport(tr))
+	nodes := startNodes(t, nw, 0, n)
 	waitMeshed(t, nodes)
 
 	owner := nodes[7]

@@ -125,11 +125,11 @@ func startNodes(t testing.TB, nw *p2pnet.Network, from, to int, opts ...gossip.O
 	return nodes
 }
 
-func newNet(t testing.TB, n int, topo p2pnet.Topology) *p2pnet.Network {
+func newNet(t testing.TB, n int, topo p2pnet.Topology, opts ...p2pnet.Option) *p2pnet.Network {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nw, err := p2pnet.New(ctx, n, p2pnet.WithTopology(topo))
+	nw, err := p2pnet.New(ctx, n, append([]p2pnet.Option{p2pnet.WithTopology(topo)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
