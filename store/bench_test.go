@@ -69,7 +69,7 @@ func BenchmarkPutCard(b *testing.B) {
 		name string
 		sync bool
 		mem  bool
-	}{{"disk", true, false}, {"memory", false, true}} {
+	}{{"disk", true, false}, {"disk-nosync", false, false}, {"memory", false, true}} {
 		b.Run(mode.name, func(b *testing.B) {
 			db := rawBadger(b, mode.sync)
 			val := make([]byte, len(cards[0].Raw())+40)
@@ -89,8 +89,10 @@ func BenchmarkPutCard(b *testing.B) {
 				var err error
 				if mode.mem {
 					s, err = store.Open("", store.WithInMemory(), store.WithSweepInterval(0))
-				} else {
+				} else if mode.sync {
 					s, err = store.Open(b.TempDir(), store.WithSmallMemory(), store.WithSweepInterval(0))
+				} else {
+					s, err = store.Open(b.TempDir(), store.WithSmallMemory(), store.WithSweepInterval(0), store.WithoutSync())
 				}
 				if err != nil {
 					b.Fatal(err)

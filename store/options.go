@@ -37,6 +37,7 @@ type config struct {
 	noEviction    bool
 	smallMemory   bool
 	inMemory      bool
+	noSync        bool
 	metrics       Metrics
 }
 
@@ -149,6 +150,18 @@ func WithSmallMemory() Option {
 func WithInMemory() Option {
 	return func(c *config) error {
 		c.inMemory = true
+		return nil
+	}
+}
+
+// WithoutSync acknowledges writes once committed, without waiting for a
+// sync to disk. They still survive the process being killed (kill -9,
+// tested: Badger writes through memory-mapped files that the kernel keeps)
+// but not a power loss or a kernel crash. For in-process testnets and
+// benchmarks, where many stores share one disk.
+func WithoutSync() Option {
+	return func(c *config) error {
+		c.noSync = true
 		return nil
 	}
 }

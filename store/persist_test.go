@@ -21,12 +21,16 @@ import (
 )
 
 // crashChildEnv, when set to a directory, turns the test binary into the
-// crash child of TestAckedWritesSurviveKill.
-const crashChildEnv = "ADPNODE_STORE_CRASH_CHILD"
+// crash child of TestAckedWritesSurviveKill; crashNoSyncEnv makes the child
+// open the store WithoutSync.
+const (
+	crashChildEnv  = "ADPNODE_STORE_CRASH_CHILD"
+	crashNoSyncEnv = "ADPNODE_STORE_CRASH_NOSYNC"
+)
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashChildEnv); dir != "" {
-		os.Exit(crashChild(dir))
+		os.Exit(crashChild(dir, os.Getenv(crashNoSyncEnv) != ""))
 	}
 	os.Exit(m.Run())
 }
@@ -35,9 +39,13 @@ func TestMain(m *testing.M) {
 // rising seq and one call record per card, printing "ack card <id> <seq>"
 // and "ack call <id> <n>" after each acknowledged write, until it is killed
 // (or a safety limit passes).
-func crashChild(dir string) int {
+func crashChild(dir string, noSync bool) int {
 	ctx := context.Background()
-	s, err := store.Open(dir, store.WithSmallMemory(), store.WithSweepInterval(0))
+	opts := []store.Option{store.WithSmallMemory(), store.WithSweepInterval(0)}
+	if noSync {
+		opts = append(opts, store.WithoutSync())
+	}
+	s, err := store.Open(dir, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open:", err)
 		return 2
@@ -75,11 +83,19 @@ func crashChild(dir string) int {
 
 // TestAckedWritesSurviveKill runs crashChild in a subprocess, SIGKILLs it
 // in the middle of its writes, reopens the directory and checks that every
-// acknowledged write is there.
+// acknowledged write is there, with syncs and WithoutSync.
 func TestAckedWritesSurviveKill(t *testing.T) {
+	t.Run("synced", func(t *testing.T) { testSurviveKill(t, false) })
+	t.Run("unsynced", func(t *testing.T) { testSurviveKill(t, true) })
+}
+
+func testSurviveKill(t *testing.T, noSync bool) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+	if noSync {
+		cmd.Env = append(cmd.Env, crashNoSyncEnv+"=1")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		ids:         make(map[string]string),
 		corruptSeen: make(map[string]struct{}),
 	}
-	s.syncer = newSyncer(db.Sync)
+	sync := db.Sync
+	if cfg.noSync {
+		sync = func() error { return nil }
+	}
+	s.syncer = newSyncer(sync)
 	if err := s.load(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
