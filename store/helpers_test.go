@@ -173,7 +173,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // openMem opens an in-memory store, closed at the end of the test.
 func openMem(t testing.TB, opts ...store.Option) *store.Store {
 	t.Helper()
-	base := []store.Option{store.WithInMemory(), store.WithSweepInterval(0), store.WithLogger(testLogger(t))}
+	base := []store.Option{store.WithInMemory(), store.WithSmallMemory(), store.WithSweepInterval(0), store.WithLogger(testLogger(t))}
 	s, err := store.Open("", append(base, opts...)...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
