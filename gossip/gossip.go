@@ -176,6 +176,10 @@ func (g *Gossip) SetOwnCard(c *adp.Card) error {
 	return nil
 }
 
+// PubSub returns the GossipSub router, for other topics on the same host:
+// a host can run only one router. Closing the Gossip stops it.
+func (g *Gossip) PubSub() *pubsub.PubSub { return g.ps }
+
 // Peers returns the peers known to be subscribed to the topic.
 func (g *Gossip) Peers() []peer.ID { return g.topic.ListPeers() }
 
