@@ -103,11 +103,11 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		ids:         make(map[string]string),
 		corruptSeen: make(map[string]struct{}),
 	}
-	sync := db.Sync
+	syncFn := db.Sync
 	if cfg.noSync {
-		sync = func() error { return nil }
+		syncFn = func() error { return nil }
 	}
-	s.syncer = newSyncer(sync)
+	s.syncer = newSyncer(syncFn)
 	if err := s.load(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
@@ -125,8 +125,7 @@ func badgerOptions(dir string, cfg config) badger.Options {
 	o := badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{cfg.logger}).
 		WithMetricsEnabled(false).
-		WithSyncWrites(false). // acknowledged writes are synced by the syncer
-
+		WithSyncWrites(false). // the syncer syncs acknowledged writes, grouped
 		WithInMemory(cfg.inMemory)
 	if cfg.smallMemory {
 		o = o.WithMemTableSize(2 << 20).
