@@ -1,0 +1,236 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/adpnode/adpnode/adp"
+)
+
+// held is a decoded record found in a transaction.
+type held struct {
+	rec *Record
+	raw []byte
+}
+
+// getHeld reads and decodes key. It returns (nil, true) for a key that is
+// present but corrupt (reported), (nil, false) for an absent key.
+func (s *Store) getHeld(txn *badger.Txn, key []byte) (*held, bool, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, false, err
+	}
+	rec, err := s.decodeCard(key, v)
+	if err != nil {
+		return nil, true, nil
+	}
+	return &held{rec: rec, raw: rec.Card.Raw()}, true, nil
+}
+
+// decodeCard decodes a stored card record; v must not be reused by the
+// caller. Failures are reported and returned as *CorruptError.
+func (s *Store) decodeCard(key, v []byte) (*Record, error) {
+	h, raw, err := decodeRecord(v)
+	if err == nil {
+		var c *adp.Card
+		c, err = adp.ParseCard(raw)
+		if err == nil {
+			id := string(key[len(prefixCard):]) // c/ and t/ have the same length
+			return newRecord(id, c, h), nil
+		}
+		err = fmt.Errorf("card: %w", err)
+	}
+	return nil, s.reportCorrupt(key, err)
+}
+
+// reportCorrupt logs and counts a corrupt value once per key and keeps the
+// most recent reports for Corrupt.
+func (s *Store) reportCorrupt(key []byte, err error) error {
+	ce := &CorruptError{Key: string(key), Err: err}
+	s.corruptMu.Lock()
+	_, seen := s.corruptSeen[ce.Key]
+	if !seen {
+		if len(s.corruptSeen) < 16*maxCorruptReports {
+			s.corruptSeen[ce.Key] = struct{}{}
+		}
+		s.corrupt = append(s.corrupt, ce)
+		if len(s.corrupt) > maxCorruptReports {
+			s.corrupt = s.corrupt[len(s.corrupt)-maxCorruptReports:]
+		}
+	}
+	s.corruptMu.Unlock()
+	if !seen {
+		s.log.Warn("store: skipping corrupt value", "key", ce.Key, "err", err)
+		s.cfg.metrics.Corrupt()
+	}
+	return ce
+}
+
+// Card returns the held live card of agentID (any form accepted by
+// adp.NormalizeAgentID). It returns ErrNotFound when there is none, joined
+// with ErrRevoked when the agent revoked its card, and with ErrCorrupt
+// when the stored value is corrupt. A stale card is returned: check
+// Record.Stale.
+func (s *Store) Card(ctx context.Context, agentID string) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.normalize(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	defer s.end()
+	var rec *Record
+	err = s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(cardKey(id))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			if _, err := txn.Get(tombstoneKey(id)); err == nil {
+				return fmt.Errorf("%w: %s: %w", ErrNotFound, id, ErrRevoked)
+			}
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		rec, err = s.decodeCard(item.KeyCopy(nil), v)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrNotFound, id, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// Held returns the card that decides whether another card for agentID is
+// older: the live card, or the revocation when the agent revoked, or nil.
+// Its signature fits gossip.Held.
+func (s *Store) Held(agentID string) *adp.Card {
+	id, err := s.normalize(agentID)
+	if err != nil || s.begin() != nil {
+		return nil
+	}
+	defer s.end()
+	var c *adp.Card
+	_ = s.db.View(func(txn *badger.Txn) error {
+		for _, k := range [][]byte{cardKey(id), tombstoneKey(id)} {
+			h, _, err := s.getHeld(txn, k)
+			if err != nil {
+				return err
+			}
+			if h != nil {
+				c = h.rec.Card
+				return nil
+			}
+		}
+		return nil
+	})
+	return c
+}
+
+// Tombstone returns the revocation held for agentID, or ErrNotFound.
+func (s *Store) Tombstone(ctx context.Context, agentID string) (*Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	id, err := s.normalize(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	defer s.end()
+	var rec *Record
+	err = s.db.View(func(txn *badger.Txn) error {
+		h, _, err := s.getHeld(txn, tombstoneKey(id))
+		if err != nil {
+			return err
+		}
+		if h == nil {
+			return fmt.Errorf("%w: tombstone %s", ErrNotFound, id)
+		}
+		rec = h.rec
+		return nil
+	})
+	return rec, err
+}
+
+// Cards calls fn for every live card (stale ones included) in agent id
+// order until fn returns false. It reads in short transactions of a few
+// hundred records and calls fn outside them, so fn may use the store; a
+// card written meanwhile may or may not be seen. Corrupt values are
+// reported and skipped.
+func (s *Store) Cards(ctx context.Context, fn func(*Record) bool) error {
+	next := []byte(prefixCard)
+	for next != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var batch []*Record
+		var err error
+		batch, next, err = s.cardBatch(next)
+		if err != nil {
+			return err
+		}
+		for _, r := range batch {
+			if !fn(r) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// cardBatch reads up to scanBatch cards from start and returns where to
+// continue (nil at the end).
+func (s *Store) cardBatch(start []byte) ([]*Record, []byte, error) {
+	if err := s.begin(); err != nil {
+		return nil, nil, err
+	}
+	defer s.end()
+	var batch []*Record
+	var next []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixCard), PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		n := 0
+		for it.Seek(start); it.Valid(); it.Next() {
+			item := it.Item()
+			key := item.KeyCopy(nil)
+			if n == scanBatch {
+				next = key
+				return nil
+			}
+			n++
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			if rec, err := s.decodeCard(key, v); err == nil {
+				batch = append(batch, rec)
+			}
+		}
+		return nil
+	})
+	return batch, next, err
+}
