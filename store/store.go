@@ -283,4 +283,3 @@ func (s *Store) Corrupt() []error {
 // Count returns the number of live cards (tombstones and corrupt values
 // excluded; stale cards included until the sweeper removes them).
 func (s *Store) Count() int { return int(s.count.Load()) }
-
