@@ -1,16 +1,20 @@
 package dht
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	kaddht "github.com/libp2p/go-libp2p-kad-dht"
+	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
 	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/routing"
 
@@ -34,7 +38,10 @@ type DHT struct {
 	cards  map[peer.ID]*adp.Card // remembered for republishing
 	closed bool
 
+	incoming chan incomingRecord // nil without an OnCard sink
+
 	puts, republished, republishFailed, gets, getMisses atomic.Uint64
+	incomingCards, incomingDropped, incomingInvalid     atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -47,6 +54,9 @@ type Stats struct {
 	RepublishFailed uint64 // republish attempts that failed
 	Gets            uint64 // GetCard calls that returned a card
 	GetMisses       uint64 // GetCard calls that found none
+	IncomingCards   uint64 // valid cards peers put here, handed to OnCard
+	IncomingDropped uint64 // records put here while the queue was full
+	IncomingInvalid uint64 // records put here that failed Validate
 }
 
 // Stats returns the operation counters.
@@ -57,6 +67,9 @@ func (d *DHT) Stats() Stats {
 		RepublishFailed: d.republishFailed.Load(),
 		Gets:            d.gets.Load(),
 		GetMisses:       d.getMisses.Load(),
+		IncomingCards:   d.incomingCards.Load(),
+		IncomingDropped: d.incomingDropped.Load(),
+		IncomingInvalid: d.incomingInvalid.Load(),
 	}
 }
 
@@ -77,22 +90,78 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 	if len(cfg.bootstrap) > 0 {
 		kopts = append(kopts, kaddht.BootstrapPeers(cfg.bootstrap...))
 	}
-	kad, err := kaddht.New(h, kopts...)
-	if err != nil {
-		return nil, fmt.Errorf("dht: start kad-dht: %w", err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &DHT{
 		h:      h,
-		kad:    kad,
 		cfg:    cfg,
 		ctx:    ctx,
 		cancel: cancel,
 		cards:  make(map[peer.ID]*adp.Card),
 	}
+	if cfg.onCard != nil {
+		d.incoming = make(chan incomingRecord, IncomingQueue)
+		kopts = append(kopts, kaddht.OnRequestHook(d.onRequest))
+	}
+	kad, err := kaddht.New(h, kopts...)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("dht: start kad-dht: %w", err)
+	}
+	d.kad = kad
 	d.wg.Add(1)
 	go d.republishLoop()
+	if d.incoming != nil {
+		d.wg.Add(1)
+		go d.incomingLoop()
+	}
 	return d, nil
+}
+
+// incomingRecord is an adpcard record a peer asked this node to store.
+type incomingRecord struct {
+	key   string
+	value []byte
+	from  peer.ID
+}
+
+// onRequest runs in kad-dht's message handler for every request, so it
+// only queues adpcard PUT_VALUE records (dropping them when the queue is
+// full) for incomingLoop to verify and hand to OnCard.
+func (d *DHT) onRequest(_ context.Context, s network.Stream, req *dhtpb.Message) {
+	if req.GetType() != dhtpb.Message_PUT_VALUE {
+		return
+	}
+	rec := req.GetRecord()
+	if rec == nil || !strings.HasPrefix(string(rec.GetKey()), "/"+Namespace+"/") || len(rec.GetValue()) > adp.MaxCardSize {
+		return
+	}
+	r := incomingRecord{key: string(rec.GetKey()), value: bytes.Clone(rec.GetValue()), from: s.Conn().RemotePeer()}
+	select {
+	case d.incoming <- r:
+	default:
+		d.incomingDropped.Add(1)
+	}
+}
+
+// incomingLoop verifies queued records and hands their cards to OnCard:
+// a DHT server learns every card stored at it, as a directory wants.
+func (d *DHT) incomingLoop() {
+	defer d.wg.Done()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case r := <-d.incoming:
+			c, err := validate(r.key, r.value)
+			if err != nil {
+				d.incomingInvalid.Add(1)
+				d.cfg.log.Debug("invalid card put", "peer", r.from, "err", err)
+				continue
+			}
+			d.incomingCards.Add(1)
+			d.cfg.onCard(c)
+		}
+	}
 }
 
 func kadMode(m ModeOpt) kaddht.ModeOpt {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	kaddht "github.com/libp2p/go-libp2p-kad-dht"
+	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
@@ -19,8 +21,40 @@ import (
 // cluster is a p2pnet network with a DHT server on every host,
 // bootstrapped from host 0.
 type cluster struct {
-	net  *p2pnet.Network
-	dhts []*dht.DHT
+	net   *p2pnet.Network
+	dhts  []*dht.DHT
+	sinks []*sink // OnCard of each DHT
+}
+
+// sink records the cards a DHT hands to OnCard.
+type sink struct {
+	mu    sync.Mutex
+	cards []*adp.Card
+}
+
+func (s *sink) add(c *adp.Card) {
+	s.mu.Lock()
+	s.cards = append(s.cards, c)
+	s.mu.Unlock()
+}
+
+// count returns how many cards with these bytes the sink saw.
+func (s *sink) count(raw []byte) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.cards {
+		if bytes.Equal(c.Raw(), raw) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *sink) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.cards)
 }
 
 func newCluster(t testing.TB, n int, tr p2pnet.Transport, opts ...dht.Option) *cluster {
@@ -44,11 +78,13 @@ func newCluster(t testing.TB, n int, tr p2pnet.Transport, opts ...dht.Option) *c
 	})
 	boot, _ := nw.AddrInfo(0)
 	for _, h := range nw.Hosts() {
-		d, err := dht.New(h, append([]dht.Option{dht.Mode(dht.ModeServer), dht.BootstrapPeers(boot)}, opts...)...)
+		s := &sink{}
+		d, err := dht.New(h, append([]dht.Option{dht.Mode(dht.ModeServer), dht.BootstrapPeers(boot), dht.OnCard(s.add)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.dhts = append(c.dhts, d)
+		c.sinks = append(c.sinks, s)
 	}
 	c.bootstrap(t, ctx, c.dhts[1:]...)
 	return c
@@ -70,15 +106,7 @@ func (c *cluster) bootstrap(t testing.TB, ctx context.Context, ds ...*dht.DHT) {
 func TestPutGetFind(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var (
-		sinkMu sync.Mutex
-		sunk   []*adp.Card
-	)
-	c := newCluster(t, 10, p2pnet.Mocknet, dht.OnCard(func(c *adp.Card) {
-		sinkMu.Lock()
-		sunk = append(sunk, c)
-		sinkMu.Unlock()
-	}))
+	c := newCluster(t, 10, p2pnet.Mocknet)
 
 	owner := 3
 	sk, _ := c.net.Key(owner)
@@ -89,7 +117,21 @@ func TestPutGetFind(t *testing.T) {
 		t.Fatalf("PutCard: %v", err)
 	}
 
-	// Any node gets the card by id, and its sink sees it.
+	// Every other node stored the card (ten nodes are all among the 20
+	// closest) and handed it to its sink.
+	waitFor(t, 10*time.Second, "put cards reach every sink", func() bool {
+		for i, s := range c.sinks {
+			if i != owner && s.count(v1.Raw()) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	if n := c.sinks[owner].len(); n != 0 {
+		t.Fatalf("owner's sink saw %d cards", n)
+	}
+
+	// Any node gets the card by id, and its sink sees it again.
 	got, err := c.dhts[9].GetCard(ctx, agent)
 	if err != nil {
 		t.Fatalf("GetCard: %v", err)
@@ -97,11 +139,9 @@ func TestPutGetFind(t *testing.T) {
 	if !bytes.Equal(got.Raw(), v1.Raw()) {
 		t.Fatalf("GetCard returned another card: %s", got.Raw())
 	}
-	sinkMu.Lock()
-	if len(sunk) != 1 || !bytes.Equal(sunk[0].Raw(), v1.Raw()) {
-		t.Fatalf("OnCard saw %d cards, want the fetched one", len(sunk))
+	if n := c.sinks[9].count(v1.Raw()); n != 2 {
+		t.Fatalf("node 9's sink saw the card %d times, want 2 (put, get)", n)
 	}
-	sinkMu.Unlock()
 
 	// Finding by tag reaches the agent through the tag and its parents,
 	// under any spelling that normalizes alike.
@@ -262,5 +302,62 @@ func TestOptions(t *testing.T) {
 		if _, err := dht.New(h, o); !errors.Is(err, dht.ErrBadOption) {
 			t.Errorf("%s: New = %v, want ErrBadOption", name, err)
 		}
+	}
+}
+
+// permissive admits every record: the attacker's DHT sends what it likes.
+type permissive struct{}
+
+func (permissive) Validate(string, []byte) error        { return nil }
+func (permissive) Select(string, [][]byte) (int, error) { return 0, nil }
+
+// TestForgedPutNeverReachesSink has an attacker whose DHT skips validation
+// put a forged card and another agent's card under the wrong key; the
+// honest nodes neither store them nor hand them to OnCard.
+func TestForgedPutNeverReachesSink(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := newCluster(t, 4, p2pnet.Mocknet)
+	idx, err := c.net.Add(ctx, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah, _ := c.net.Host(idx)
+	attacker, err := kaddht.New(ah, kaddht.ProtocolPrefix(dht.ProtocolPrefix), kaddht.Mode(kaddht.ModeServer),
+		kaddht.Validator(record.NamespacedValidator{dht.Namespace: permissive{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { attacker.Close() })
+	waitFor(t, 10*time.Second, "attacker's routing table", func() bool { return attacker.RoutingTable().Size() > 0 })
+	if err := <-attacker.RefreshRoutingTable(); err != nil {
+		t.Fatal(err)
+	}
+
+	victim := newKey(t)
+	vp, _ := peer.IDFromPrivateKey(victim)
+	forged := tamper(t, newCard(t, victim, 2, "victim").Raw(), "victim", "victin")
+	other := newCard(t, newKey(t), 1, "other").Raw()
+	for _, v := range [][]byte{forged, other} {
+		if err := attacker.PutValue(ctx, dht.Key(vp), v); err != nil {
+			t.Fatalf("attacker put: %v", err)
+		}
+	}
+	waitFor(t, 10*time.Second, "honest nodes refused both records", func() bool {
+		for _, d := range c.dhts {
+			if d.Stats().IncomingInvalid < 2 { // a refused put may be sent again
+				return false
+			}
+		}
+		return true
+	})
+	for i, s := range c.sinks {
+		if n := s.len(); n != 0 {
+			t.Errorf("node %d's sink saw %d cards", i, n)
+		}
+	}
+	// Nothing was stored.
+	if _, err := c.dhts[1].GetCard(ctx, adp.AgentID(vp)); !errors.Is(err, dht.ErrNotFound) {
+		t.Fatalf("GetCard of the forged agent = %v, want ErrNotFound", err)
 	}
 }

@@ -89,9 +89,10 @@ func Logger(l *slog.Logger) Option {
 	}
 }
 
-// OnCard sets a sink for every verified card GetCard fetches from the
-// network, so the node can store it. It is called synchronously before
-// GetCard returns and must not block for long.
+// OnCard sets a sink for every verified card this DHT obtains, so the node
+// can store it: cards GetCard fetches (called before GetCard returns) and
+// cards peers put here (called from one background goroutine, in arrival
+// order). It must not block for long.
 func OnCard(f func(*adp.Card)) Option {
 	return func(c *config) error {
 		c.onCard = f

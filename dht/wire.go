@@ -43,4 +43,9 @@ const (
 
 	// MinRepublishInterval bounds the RepublishInterval option from below.
 	MinRepublishInterval = time.Second
+
+	// IncomingQueue bounds the cards put here by peers that wait for
+	// verification and the OnCard sink; more are dropped (kad-dht still
+	// stores them).
+	IncomingQueue = 256
 )
