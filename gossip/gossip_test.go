@@ -3,7 +3,9 @@ package gossip_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,7 +80,8 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	if err := nw.Connect(ctx, good, 0); err != nil { // the attacker
 		t.Fatal(err)
 	}
-	all := startNodes(t, nw, 0, good)
+	reasons := &reasonRecorder{}
+	all := append(startNodes(t, nw, 0, 1, gossip.WithMetrics(reasons)), startNodes(t, nw, 1, good)...)
 	attacker, _ := nw.Host(good)
 	attackerKey, _ := nw.Key(good)
 
@@ -154,6 +157,17 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	if s := all[0].g.Stats(); s.Rejected != 4 || s.Ignored != 1 || s.Accepted != 2 {
 		t.Errorf("node 0 stats %+v, want 2 accepted, 4 rejected, 1 ignored", s)
 	}
+	want := []string{
+		"accepted", "accepted",
+		"ignored/" + gossip.ReasonNotNewer,
+		"rejected/" + gossip.ReasonInvalid,
+		"rejected/" + gossip.ReasonMalformed,
+		"rejected/" + gossip.ReasonNotOwner,
+		"rejected/" + gossip.ReasonOversized,
+	}
+	if got := reasons.sorted(); !slices.Equal(got, want) {
+		t.Errorf("node 0 outcomes %q, want %q", got, want)
+	}
 	for i, n := range all {
 		if i > 0 {
 			if s := n.g.Stats(); s.Rejected != 0 || s.Ignored != 0 || s.Accepted != 2 {
@@ -172,4 +186,26 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 			t.Errorf("node %d holds seq %d", i, n.store.seq(attackerID))
 		}
 	}
+}
+
+// reasonRecorder is a gossip.Metrics that records every outcome.
+type reasonRecorder struct {
+	mu       sync.Mutex
+	outcomes []string
+}
+
+func (r *reasonRecorder) add(s string) {
+	r.mu.Lock()
+	r.outcomes = append(r.outcomes, s)
+	r.mu.Unlock()
+}
+
+func (r *reasonRecorder) Accepted()              { r.add("accepted") }
+func (r *reasonRecorder) Rejected(reason string) { r.add("rejected/" + reason) }
+func (r *reasonRecorder) Ignored(reason string)  { r.add("ignored/" + reason) }
+
+func (r *reasonRecorder) sorted() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(slices.Values(r.outcomes))
 }
