@@ -30,26 +30,58 @@ const (
 	maxFieldLen    = math.MaxUint16
 )
 
-// idf is the BM25 inverse document frequency in its always-positive form
-// ln(1 + (n - df + 0.5) / (df + 0.5)).
+// idf is the BM25 inverse document frequency in its positive form
+// ln(1 + (n - df + 0.5) / (df + 0.5)). df is capped at n: the index
+// counts dead documents until it compacts.
 func idf(n, df int) float64 {
+	df = min(df, n)
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
+// normTableLen bounds the field lengths whose BM25F weights are
+// tabulated per query; longer fields compute theirs.
+const normTableLen = 256
+
+// normTable holds weight / (1 - b + b * len / avglen) per field and
+// length.
+type normTable [numFields][normTableLen]float64
+
+// fieldNorm is weight / (1 - b + b * len / avglen) of one field.
+func (c *config) fieldNorm(f int, l uint16, avg *[numFields]float64) float64 {
+	norm := 1.0
+	if avg[f] > 0 {
+		norm = 1 - c.b + c.b*float64(l)/avg[f]
+	}
+	return c.fields[f] / norm
+}
+
+func (c *config) norms(avg *[numFields]float64) *normTable {
+	t := new(normTable)
+	for f := range numFields {
+		for l := range normTableLen {
+			t[f][l] = c.fieldNorm(f, uint16(l), avg)
+		}
+	}
+	return t
+}
+
 // pseudoTF is the BM25F combined term frequency of one posting:
-// sum over fields of weight * tf / (1 - b + b * len / avglen).
-func (c *config) pseudoTF(packed uint16, lens []uint16, avg *[numFields]float64) float64 {
+// sum over fields of tf * weight / (1 - b + b * len / avglen).
+func (c *config) pseudoTF(packed uint16, lens []uint16, avg *[numFields]float64, t *normTable) float64 {
 	s := 0.0
 	for f := range numFields {
 		tf := (packed >> (tfBits * f)) & tfMax
-		if tf == 0 || c.fields[f] == 0 {
+		if tf == 0 {
 			continue
 		}
-		norm := 1.0
-		if avg[f] > 0 {
-			norm = 1 - c.b + c.b*float64(lens[f])/avg[f]
+		l := lens[f]
+		var wn float64
+		if l < normTableLen {
+			wn = t[f][l]
+		} else {
+			wn = c.fieldNorm(f, l, avg)
 		}
-		s += c.fields[f] * float64(tf) / norm
+		s += float64(tf) * wn
 	}
 	return s
 }

@@ -38,11 +38,14 @@ type Index struct {
 	byID  map[string]uint32
 	ids   []string
 	meta  []docMeta
+	flags []uint8    // flagAlive, flagSig: meta[d].alive and hasSig, packed for the hot loops
 	lens  []uint16   // numFields per document
 	dtags [][]uint32 // raw tag numbers per document
 
 	exDoc []uint32
 	exLen []uint16
+
+	sig map[string]Signals // pushed by SetSignals; sparse
 
 	live, dead int
 	sumLen     [numFields]int64
@@ -78,9 +81,16 @@ type docMeta struct {
 	nEx                       uint16
 	status                    uint8
 	alive                     bool
+	hasSig                    bool // sig holds this agent's signals
 }
 
 const overflowProto = 63
+
+// Bits of Index.flags.
+const (
+	flagAlive = 1 << iota
+	flagSig
+)
 
 // ErrNoID reports a document without an ID.
 var ErrNoID = errors.New("scoring: document has no id")
@@ -99,6 +109,7 @@ func New(opts ...Option) (*Index, error) {
 		protos:   make(map[string]uint8),
 		protoOut: make(map[uint32][]string),
 		byID:     make(map[string]uint32),
+		sig:      make(map[string]Signals),
 	}, nil
 }
 
@@ -136,6 +147,28 @@ func (x *Index) Stats() IndexStats {
 		st.TagPostings += len(x.canons[i].docs)
 	}
 	return st
+}
+
+// SetSignals records this node's signals for an agent, indexed or not
+// yet; zero signals forget it. Search uses them when called without a
+// signals function. Keeping the signals in the index lets it bound the
+// score of every agent without signals exactly and prune the rest.
+func (x *Index) SetSignals(id string, s Signals) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	has := !s.isZero()
+	if has {
+		x.sig[id] = s
+	} else {
+		delete(x.sig, id)
+	}
+	if n, ok := x.byID[id]; ok {
+		x.meta[n].hasSig = has
+		x.flags[n] &^= flagSig
+		if has {
+			x.flags[n] |= flagSig
+		}
+	}
 }
 
 // Upsert adds d or replaces the document with the same ID. A revoked
@@ -219,6 +252,7 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.examples)),
 		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: parseStatus(d.Status), alive: true,
 	}
+	_, m.hasSig = x.sig[d.ID]
 	for e, ex := range dt.examples {
 		en := m.exStart + uint32(e)
 		x.exDoc = append(x.exDoc, n)
@@ -265,6 +299,11 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 		}
 	}
 	x.meta = append(x.meta, m)
+	f := uint8(flagAlive)
+	if m.hasSig {
+		f |= flagSig
+	}
+	x.flags = append(x.flags, f)
 	x.live++
 }
 
@@ -311,6 +350,7 @@ func (x *Index) kill(n uint32) {
 		return
 	}
 	m.alive = false
+	x.flags[n] = 0
 	delete(x.byID, x.ids[n])
 	delete(x.protoOut, n)
 	x.ids[n] = ""
@@ -426,6 +466,13 @@ func (x *Index) compact() {
 		c.docs = kept
 	}
 	x.ids, x.meta, x.lens, x.dtags = ids, meta, lens, dtags
+	x.flags = make([]uint8, len(ids))
+	for i, m := range meta {
+		x.flags[i] = flagAlive
+		if m.hasSig {
+			x.flags[i] |= flagSig
+		}
+	}
 	x.exDoc, x.exLen = exDoc, exLen
 	x.terms, x.post = terms, post
 	x.protoOut = protoOut

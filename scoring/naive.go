@@ -24,6 +24,7 @@ type Naive struct {
 	sumLen   [numFields]int64
 	exLive   int
 	exSumLen int64
+	sig      map[string]Signals
 }
 
 type naiveDoc struct {
@@ -54,7 +55,18 @@ func NewNaive(opts ...Option) (*Naive, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Naive{cfg: cfg, terms: make(map[string]uint32), docs: make(map[string]*naiveDoc)}, nil
+	return &Naive{cfg: cfg, terms: make(map[string]uint32), docs: make(map[string]*naiveDoc), sig: make(map[string]Signals)}, nil
+}
+
+// SetSignals records signals for an agent, as Index.SetSignals.
+func (n *Naive) SetSignals(id string, s Signals) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s.isZero() {
+		delete(n.sig, id)
+	} else {
+		n.sig[id] = s
+	}
 }
 
 // Len returns the number of documents.
@@ -190,6 +202,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	if n.exLive > 0 {
 		exAvg = float64(n.exSumLen) / float64(n.exLive)
 	}
+	norms := n.cfg.norms(&avg)
 	qts := make([]queryTerm, len(p.terms))
 	for i, t := range p.terms {
 		qt := queryTerm{term: t}
@@ -235,7 +248,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 			if j == len(d.terms) || d.terms[j] != uint32(tn) {
 				continue
 			}
-			if tf := n.cfg.pseudoTF(d.tfs[j], d.lens[:], &avg); tf != 0 {
+			if tf := n.cfg.pseudoTF(d.tfs[j], d.lens[:], &avg, norms); tf != 0 {
 				acc += idfs[i] * n.cfg.saturate(tf)
 			}
 		}
@@ -273,7 +286,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		}
 		res.Candidates++
 		d := c.d
-		var sig Signals
+		sig := n.sig[d.id]
 		if signals != nil {
 			sig = signals(d.id)
 		}

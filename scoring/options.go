@@ -67,7 +67,7 @@ const (
 	// and semantic factors) is below this share of the best candidate's
 	// is not returned. Reputation, availability and rating reorder
 	// relevant agents; they cannot make an irrelevant one relevant.
-	DefaultRelevanceFloor = 0.2
+	DefaultRelevanceFloor = 0.3
 )
 
 // WithWeights sets the factor weights (validated).

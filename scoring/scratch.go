@@ -8,17 +8,24 @@ const nBuckets = 1024
 type cand struct {
 	doc          uint32
 	rel          float64 // weighted tag + semantic part of the score
+	bound        float64 // upper bound of the whole score
 	tag, ctx, ex float64
+}
+
+// docScratch is the per-query state of one document, kept together so
+// that a posting touches one cache line.
+type docScratch struct {
+	acc    float64 // BM25F sum
+	exBest float64 // best normalized example score
+	tagN   uint8   // matched query tags
+	mark   bool    // in touched
 }
 
 // scratch holds the per-query accumulators, reused through a pool and
 // left zeroed between queries (only touched entries are reset).
 type scratch struct {
-	acc       []float64 // per document: BM25F sum
-	exBest    []float64 // per document: best normalized example score
-	tagN      []uint8   // per document: matched query tags
-	mark      []bool    // per document: in touched
-	exAcc     []float64 // per example: BM25 sum
+	docs      []docScratch // per document
+	exAcc     []float64    // per example: BM25 sum
 	touched   []uint32
 	exTouched []uint32
 	cands     []cand
@@ -31,12 +38,8 @@ func (x *Index) getScratch() *scratch {
 	if s == nil {
 		s = &scratch{}
 	}
-	if n := len(x.ids); len(s.acc) < n {
-		n += n / 8
-		s.acc = make([]float64, n)
-		s.exBest = make([]float64, n)
-		s.tagN = make([]uint8, n)
-		s.mark = make([]bool, n)
+	if n := len(x.ids); len(s.docs) < n {
+		s.docs = make([]docScratch, n+n/8)
 	}
 	if n := len(x.exDoc); len(s.exAcc) < n {
 		s.exAcc = make([]float64, n+n/8)
@@ -46,7 +49,7 @@ func (x *Index) getScratch() *scratch {
 
 func (x *Index) putScratch(s *scratch) {
 	for _, d := range s.touched {
-		s.acc[d], s.exBest[d], s.tagN[d], s.mark[d] = 0, 0, 0, false
+		s.docs[d] = docScratch{}
 	}
 	for _, e := range s.exTouched {
 		s.exAcc[e] = 0
@@ -56,8 +59,8 @@ func (x *Index) putScratch(s *scratch) {
 }
 
 func (s *scratch) touch(d uint32) {
-	if !s.mark[d] {
-		s.mark[d] = true
+	if !s.docs[d].mark {
+		s.docs[d].mark = true
 		s.touched = append(s.touched, d)
 	}
 }
@@ -67,12 +70,12 @@ func bucketOf(rel float64) int {
 	return min(max(b, 0), nBuckets-1)
 }
 
-// bucketSort orders the candidates by relevance bucket (counting sort):
+// bucketSort orders the candidates by score-bound bucket (counting sort):
 // s.order[s.starts[b]:s.starts[b+1]] are the candidates of bucket b.
 func (s *scratch) bucketSort() {
 	s.starts = [nBuckets + 1]int32{}
 	for i := range s.cands {
-		s.starts[bucketOf(s.cands[i].rel)+1]++
+		s.starts[bucketOf(s.cands[i].bound)+1]++
 	}
 	for b := 1; b <= nBuckets; b++ {
 		s.starts[b] += s.starts[b-1]
@@ -84,7 +87,7 @@ func (s *scratch) bucketSort() {
 	var next [nBuckets]int32
 	copy(next[:], s.starts[:nBuckets])
 	for i := range s.cands {
-		b := bucketOf(s.cands[i].rel)
+		b := bucketOf(s.cands[i].bound)
 		s.order[next[b]] = int32(i)
 		next[b]++
 	}

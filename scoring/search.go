@@ -6,16 +6,18 @@ import (
 	"time"
 )
 
-// Search ranks the live documents for q at time now. signals may be nil
-// (every agent then has zero signals).
+// Search ranks the live documents for q at time now. With a nil signals
+// function it uses the signals given to SetSignals (agents without any
+// have zero signals); otherwise it calls signals for every candidate it
+// scores, which is slower and prunes less.
 //
 // Processing follows discovery profile §7.2. Candidates come from the
 // postings of the query's tags and terms, never from a scan (except for a
-// query with neither). Terms are processed rarest first; before each
-// common term (in more than 1/16 of the documents), when the remaining
-// terms cannot lift a document they alone reach to the relevance floor of
-// the best relevance so far, the index stops admitting new documents and
-// only completes the scores of the ones it has (max-score pruning). The
+// query with neither). Terms are processed rarest first; once the
+// remaining terms cannot lift a document they alone reach to the relevance
+// floor of the best relevance so far, the index stops admitting new
+// documents and only completes the scores of the ones it has (max-score
+// pruning). The
 // relevance part (tag and semantic factors) of every admitted candidate
 // is then exact; candidates are bucketed by it and fully scored from the
 // most relevant bucket down, stopping once no remaining candidate can
@@ -50,7 +52,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		for _, d := range x.canons[cn].docs {
 			if x.meta[d].alive {
 				s.touch(d)
-				s.tagN[d]++
+				s.docs[d].tagN++
 			}
 		}
 	}
@@ -58,6 +60,16 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		for d := range x.meta {
 			if x.meta[d].alive {
 				s.touch(uint32(d))
+			}
+		}
+	}
+	// lb is a lower bound of the best relevance among the documents that
+	// pass the filters: it only grows as terms are added.
+	lb := 0.0
+	if len(p.soft) > 0 && len(p.terms) > 0 && x.cfg.floor > 0 {
+		for _, d := range s.touched {
+			if v := p.w.Tag * float64(s.docs[d].tagN) / float64(len(p.soft)); v > lb && pass(d) {
+				lb = v
 			}
 		}
 	}
@@ -75,6 +87,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	if x.exLive > 0 {
 		exAvg = float64(x.exSumLen) / float64(x.exLive)
 	}
+	norms := x.cfg.norms(&avg)
 	qts := make([]queryTerm, len(p.terms))
 	for i, t := range p.terms {
 		qt := queryTerm{term: t}
@@ -98,13 +111,15 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		}
 	}
 	closed := false
+	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
 		qt := &qts[j]
-		if !closed && !p.filterOnly && x.cfg.floor > 0 && qt.df > n/16 {
+		if !closed && !p.filterOnly && x.cfg.floor > 0 {
 			// A document only the remaining terms reach stays below the
 			// relevance floor: admit no new documents.
+			lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
 			ub := p.w.Semantic * x.cfg.semanticBound(restIdf, idfSum, restExIdf, exIdfSum)
-			closed = ub+1e-12 < x.cfg.floor*x.bestRelevance(s, p, pass, idfSum, exIdfSum)
+			closed = ub+1e-12 < x.cfg.floor*lb
 		}
 		if qt.df > 0 {
 			restIdf -= qt.idf
@@ -117,23 +132,27 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			continue
 		}
 		for i, d := range po.docs {
-			if closed && !s.mark[d] {
+			if closed && !s.docs[d].mark {
 				res.Skipped++
 				continue
 			}
-			if !x.meta[d].alive {
+			if x.flags[d]&flagAlive == 0 {
 				continue
 			}
-			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg)
+			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
 			if tf == 0 {
 				continue
 			}
 			s.touch(d)
-			s.acc[d] += qt.idf * x.cfg.saturate(tf)
+			ds := &s.docs[d]
+			ds.acc += qt.idf * x.cfg.saturate(tf)
+			if ds.acc > bestAcc && pass(d) {
+				bestAcc = ds.acc
+			}
 		}
 		for i, e := range po.ex {
 			d := x.exDoc[e]
-			if (closed && !s.mark[d]) || !x.meta[d].alive {
+			if (closed && !s.docs[d].mark) || x.flags[d]&flagAlive == 0 {
 				continue
 			}
 			if s.exAcc[e] == 0 {
@@ -145,49 +164,68 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	}
 	x.bestExamples(s, exIdfSum)
 
-	// 3. Filters, the relevance part of the score and the relevance floor.
-	best := 0.0
+	// 3. The relevance part of the score, bucketed by an upper bound of
+	// the whole score: relevance plus the most the other factors can add.
+	// For an agent without signals they are known exactly (zero signals),
+	// so only agents with signals carry the full bound. The hard filters
+	// are checked lazily, only for the documents examined below.
+	pull := signals != nil
+	zero := Components{Reputation: x.cfg.reputation(Signals{}), Rating: rating(Signals{}), Freshness: 1}
+	zeroOther := zero.Dot(Components{Reputation: p.w.Reputation, Rating: p.w.Rating, Freshness: p.w.Freshness})
+	lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
+	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
 	for _, d := range s.touched {
-		if !pass(d) {
-			continue
-		}
-		c, ok := x.relevance(s, p, d, idfSum)
-		if !ok {
-			continue
-		}
-		best = max(best, c.rel)
-		s.cands = append(s.cands, c)
-	}
-	floor := x.cfg.floor * best
-	kept := s.cands[:0]
-	for _, c := range s.cands {
-		if c.rel >= floor {
-			kept = append(kept, c)
+		if c, ok := x.relevance(s, p, d, idfSum); ok && c.rel >= floorLB {
+			if pull || x.flags[d]&flagSig != 0 {
+				c.bound = c.rel + p.other
+			} else {
+				c.bound = c.rel + zeroOther
+			}
+			s.cands = append(s.cands, c)
 		}
 	}
-	s.cands = kept
-	res.Candidates = len(s.cands)
-
-	// 4. Exact scoring, most relevant bucket first, with the max-score
-	// stopping rule checked at each bucket boundary.
 	s.bucketSort()
+	// The relevance floor is relative to the best relevance among the
+	// documents that pass the filters (relevance <= bound < bucket top).
+	floor := 0.0
+	if x.cfg.floor > 0 {
+		best := -1.0
+		for b := nBuckets - 1; b >= 0 && float64(b+1)/nBuckets > best; b-- {
+			for _, ci := range s.order[s.starts[b]:s.starts[b+1]] {
+				if c := &s.cands[ci]; c.rel > best && pass(c.doc) {
+					best = c.rel
+				}
+			}
+		}
+		floor = x.cfg.floor * max(best, 0)
+	}
+
+	// 4. Exact scoring, highest bound first, stopping once the bound of
+	// the next bucket cannot beat the k-th best score (max-score).
 	h := &hitHeap{}
 	for b := nBuckets - 1; b >= 0; b-- {
 		lo, hi := s.starts[b], s.starts[b+1]
 		if lo == hi {
 			continue
 		}
-		ub := float64(b+1)/nBuckets + p.other + 1e-9
+		ub := float64(b+1)/nBuckets + 1e-9
 		if ub < p.minScore || (h.Len() == p.limit && (*h)[0].Score > ub) {
 			break
 		}
 		for _, ci := range s.order[lo:hi] {
 			c := &s.cands[ci]
+			if c.rel < floor || !pass(c.doc) {
+				continue
+			}
+			res.Candidates++
 			m := &x.meta[c.doc]
 			id := x.ids[c.doc]
 			var sig Signals
-			if signals != nil {
+			switch {
+			case pull:
 				sig = signals(id)
+			case m.hasSig:
+				sig = x.sig[id]
 			}
 			if overloaded(sig, m.maxConc) {
 				continue
@@ -259,8 +297,8 @@ func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
 func (x *Index) bestExamples(s *scratch, exIdfSum float64) {
 	for _, e := range s.exTouched {
 		d := x.exDoc[e]
-		if v := x.cfg.exampleScore(s.exAcc[e], exIdfSum); v > s.exBest[d] {
-			s.exBest[d] = v
+		if v := x.cfg.exampleScore(s.exAcc[e], exIdfSum); v > s.docs[d].exBest {
+			s.docs[d].exBest = v
 		}
 	}
 }
@@ -270,29 +308,15 @@ func (x *Index) bestExamples(s *scratch, exIdfSum float64) {
 func (x *Index) relevance(s *scratch, p *prepared, d uint32, idfSum float64) (cand, bool) {
 	tagF := 0.0
 	if len(p.soft) > 0 {
-		tagF = float64(s.tagN[d]) / float64(len(p.soft))
+		tagF = float64(s.docs[d].tagN) / float64(len(p.soft))
 	}
-	ctx := x.cfg.contextScore(s.acc[d], idfSum)
-	ex := s.exBest[d]
+	ctx := x.cfg.contextScore(s.docs[d].acc, idfSum)
+	ex := s.docs[d].exBest
 	sem := max(ctx, ex)
 	if !p.filterOnly && tagF == 0 && sem == 0 {
 		return cand{}, false
 	}
 	return cand{doc: d, rel: p.w.Tag*tagF + p.w.Semantic*sem, tag: tagF, ctx: ctx, ex: ex}, true
-}
-
-// bestRelevance returns the best relevance among the documents touched
-// so far that pass the filters, from the partial text scores. Scores only
-// grow as terms are added, so it is a lower bound of the final best.
-func (x *Index) bestRelevance(s *scratch, p *prepared, pass func(uint32) bool, idfSum, exIdfSum float64) float64 {
-	x.bestExamples(s, exIdfSum)
-	best := 0.0
-	for _, d := range s.touched {
-		if c, ok := x.relevance(s, p, d, idfSum); ok && c.rel > best && pass(d) {
-			best = c.rel
-		}
-	}
-	return best
 }
 
 // pass applies the hard filters that need no signals.

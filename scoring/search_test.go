@@ -362,6 +362,38 @@ func TestSignalsRank(t *testing.T) {
 	}
 }
 
+// Signals pushed into the index (before or after the agent is indexed)
+// rank like pulled ones.
+func TestPushedSignals(t *testing.T) {
+	good := scoring.Signals{Calls: 50, Successes: 50, CompletedTasks: 50, RatingCount: 10, RatingSum: 50, LastSeen: t0}
+	x, err := scoring.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.SetSignals("b", good) // before b exists
+	for _, id := range []string{"a", "b", "c"} {
+		if err := x.Upsert(scoring.Doc{ID: id, Name: "Weather Forecast"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := scoring.Query{Text: "weather"}
+	if got := ids(x.Search(q, nil, t0).Hits); !slices.Equal(got, []string{"b", "a", "c"}) {
+		t.Fatalf("ranking %v, want b first", got)
+	}
+	x.SetSignals("c", good) // after c exists
+	x.SetSignals("b", scoring.Signals{})
+	if got := ids(x.Search(q, nil, t0).Hits); !slices.Equal(got, []string{"c", "a", "b"}) {
+		t.Fatalf("ranking %v, want c first", got)
+	}
+	x.SetSignals("a", scoring.Signals{ActiveTasks: 3, LastSeen: t0})
+	if err := x.Upsert(scoring.Doc{ID: "a", Name: "Weather Forecast", MaxConcurrent: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(x.Search(q, nil, t0).Hits); !slices.Equal(got, []string{"c", "b"}) {
+		t.Fatalf("ranking %v, want the overloaded agent filtered", got)
+	}
+}
+
 func TestHostileQuery(t *testing.T) {
 	x, nv := engines(t, corpus())
 	many := make([]string, 500)

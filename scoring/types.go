@@ -64,6 +64,11 @@ type Signals struct {
 	ActiveTasks                int
 }
 
+func (s Signals) isZero() bool {
+	return s.Calls == 0 && s.Successes == 0 && s.Failures == 0 && s.CompletedTasks == 0 &&
+		s.RatingSum == 0 && s.RatingCount == 0 && s.LastSeen.IsZero() && s.ActiveTasks == 0
+}
+
 // SignalFunc returns the signals of an agent. It is called only for
 // candidates that reach exact scoring, under the index's read lock, so it
 // must not call back into the index.
@@ -138,8 +143,9 @@ type Hit struct {
 // Result is the answer to a query.
 type Result struct {
 	Hits []Hit
-	// Candidates counts the agents that passed the filters and the
-	// relevance gate; Scored those fully scored before pruning stopped.
+	// Candidates counts the agents examined that passed the filters, the
+	// relevance gate and the relevance floor (the naive scan examines
+	// them all); Scored those also fully scored (past the load filter).
 	Candidates, Scored int
 	// Skipped counts the postings max-score pruning did not evaluate.
 	Skipped  int

@@ -184,7 +184,7 @@ func (g *Generator) Doc(i int) scoring.Doc {
 		status = pick(r, []string{"testing", "deprecated", "inactive"})
 	}
 	return scoring.Doc{
-		ID:            fmt.Sprintf("agent://k51qzi5uqu5d%016x%034d", uint64(i)*0x9e3779b97f4a7c15, i), // as long as a real id
+		ID:            g.ID(i),
 		Name:          name,
 		Description:   desc.String(),
 		Tags:          tags,
@@ -197,6 +197,11 @@ func (g *Generator) Doc(i int) scoring.Doc {
 		IndexedAt:     indexed,
 		ExpiresAt:     indexed.Add(48 * time.Hour),
 	}
+}
+
+// ID returns the agent id of document i, as long as a real one.
+func (g *Generator) ID(i int) string {
+	return fmt.Sprintf("agent://k51qzi5uqu5d%016x%034d", uint64(i)*0x9e3779b97f4a7c15, i)
 }
 
 // Kind is a query family.
@@ -240,15 +245,19 @@ func (g *Generator) Query(kind Kind, i int) scoring.Query {
 	return q
 }
 
+// SignalShare is the share of agents with interaction records: a node
+// calls and rates a small part of the agents it has heard of.
+const SignalShare = 0.02
+
 // Signals returns deterministic interaction records for an agent: most
-// agents are new, some have a history, a few are busy.
+// agents have none, some have a history, a few are busy.
 func (g *Generator) Signals(id string) scoring.Signals {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(id); i++ {
 		h = (h ^ uint64(id[i])) * 1099511628211
 	}
 	r := g.rng(9, h)
-	if r.IntN(3) == 0 {
+	if r.Float64() >= SignalShare {
 		return scoring.Signals{}
 	}
 	calls := r.IntN(40)
