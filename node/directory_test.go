@@ -25,9 +25,11 @@ func TestDirectoryHoldsEveryCard(t *testing.T) {
 			bootstrap:   boot,
 		}))
 	}
+	t0 := time.Now()
 	waitFor(t, 30*time.Second, "the directory holds every card", func() bool {
 		return dir.CardCount() == len(nodes)
 	})
+	t.Logf("directory full after %v", time.Since(t0))
 	if !dir.Directory() || !containsSkill(dir, node.DirectorySkill) {
 		t.Fatalf("directory card lacks %s", node.DirectorySkill)
 	}
@@ -43,7 +45,9 @@ func TestDirectoryHoldsEveryCard(t *testing.T) {
 		}
 		return false
 	})
+	t.Logf("latecomer knows the directory after %v", time.Since(t0))
 	r := discoverAPI(t, late, "network", `{"tags":["legal/contracts"]}`)
+	t.Logf("network discovery done after %v", time.Since(t0))
 	want := nodes[6].AgentID()
 	if len(r.Results) == 0 || r.Results[0].ID != want {
 		t.Fatalf("network discovery: %v, want %s first", r.ids(), want)

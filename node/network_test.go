@@ -165,9 +165,9 @@ func TestThreeNodes(t *testing.T) {
 		}
 		return true
 	})
-	if r := discoverAPI(t, tr, "local", `{"tags":["text/reversal"]}`); !r.has(demo.AgentID()) {
-		t.Fatalf("updated card not indexed: %v", r.ids())
-	}
+	waitFor(t, 10*time.Second, "the updated card in the index", func() bool {
+		return discoverAPI(t, tr, "local", `{"tags":["text/reversal"]}`).has(demo.AgentID())
+	})
 }
 
 // waitAllCards waits until every node holds every node's card, and names

@@ -235,16 +235,9 @@ func (n *Node) Start(ctx context.Context) error {
 	card := n.card
 	n.mu.Unlock()
 
-	if n.cfg.Directory != slices.Contains(card.Skills, DirectorySkill) {
-		err := n.UpdateCard(ctx, func(c *adp.Card) {
-			if n.cfg.Directory {
-				c.Skills = append(c.Skills, DirectorySkill)
-			} else {
-				c.Skills = slices.DeleteFunc(c.Skills, func(s string) bool { return s == DirectorySkill })
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("node: directory skill: %w", err)
+	if n.needsCardUpdate(card) {
+		if err := n.UpdateCard(ctx, n.shapeCard); err != nil {
+			return fmt.Errorf("node: update own card: %w", err)
 		}
 		card = n.Card()
 	}
@@ -272,6 +265,40 @@ func (n *Node) Start(ctx context.Context) error {
 	n.gossip.SetOwnCard(card)
 	n.goLoop(n.announceLoop)
 	return nil
+}
+
+// needsCardUpdate reports whether the configuration asks for something
+// the card lacks: the directory skill (or its removal), the demo tools.
+func (n *Node) needsCardUpdate(c *adp.Card) bool {
+	if n.cfg.Directory != slices.Contains(c.Skills, DirectorySkill) {
+		return true
+	}
+	if n.cfg.DemoAgent {
+		for _, t := range DemoTools() {
+			if !slices.ContainsFunc(c.Tools, func(x adp.Tool) bool { return x.Name == t.Name }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shapeCard makes c match the configuration (see needsCardUpdate).
+func (n *Node) shapeCard(c *adp.Card) {
+	has := slices.Contains(c.Skills, DirectorySkill)
+	switch {
+	case n.cfg.Directory && !has:
+		c.Skills = append(c.Skills, DirectorySkill)
+	case !n.cfg.Directory && has:
+		c.Skills = slices.DeleteFunc(c.Skills, func(s string) bool { return s == DirectorySkill })
+	}
+	if n.cfg.DemoAgent {
+		for _, t := range DemoTools() {
+			if !slices.ContainsFunc(c.Tools, func(x adp.Tool) bool { return x.Name == t.Name }) {
+				c.Tools = append(c.Tools, t)
+			}
+		}
+	}
 }
 
 // serveAPI listens on cfg.APIAddr and writes the base URL to DataDir/api.
