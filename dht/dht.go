@@ -1,20 +1,16 @@
 package dht
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	kaddht "github.com/libp2p/go-libp2p-kad-dht"
-	dhtpb "github.com/libp2p/go-libp2p-kad-dht/pb"
 	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/routing"
 
@@ -115,53 +111,6 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 		go d.incomingLoop()
 	}
 	return d, nil
-}
-
-// incomingRecord is an adpcard record a peer asked this node to store.
-type incomingRecord struct {
-	key   string
-	value []byte
-	from  peer.ID
-}
-
-// onRequest runs in kad-dht's message handler for every request, so it
-// only queues adpcard PUT_VALUE records (dropping them when the queue is
-// full) for incomingLoop to verify and hand to OnCard.
-func (d *DHT) onRequest(_ context.Context, s network.Stream, req *dhtpb.Message) {
-	if req.GetType() != dhtpb.Message_PUT_VALUE {
-		return
-	}
-	rec := req.GetRecord()
-	if rec == nil || !strings.HasPrefix(string(rec.GetKey()), "/"+Namespace+"/") || len(rec.GetValue()) > adp.MaxCardSize {
-		return
-	}
-	r := incomingRecord{key: string(rec.GetKey()), value: bytes.Clone(rec.GetValue()), from: s.Conn().RemotePeer()}
-	select {
-	case d.incoming <- r:
-	default:
-		d.incomingDropped.Add(1)
-	}
-}
-
-// incomingLoop verifies queued records and hands their cards to OnCard:
-// a DHT server learns every card stored at it, as a directory wants.
-func (d *DHT) incomingLoop() {
-	defer d.wg.Done()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case r := <-d.incoming:
-			c, err := validate(r.key, r.value)
-			if err != nil {
-				d.incomingInvalid.Add(1)
-				d.cfg.log.Debug("invalid card put", "peer", r.from, "err", err)
-				continue
-			}
-			d.incomingCards.Add(1)
-			d.cfg.onCard(c)
-		}
-	}
 }
 
 func kadMode(m ModeOpt) kaddht.ModeOpt {

@@ -26,7 +26,10 @@
 // it. [DHT.PutCard] stores a card and its provider records at once and
 // remembers it: kad-dht never republishes values, so a background loop
 // re-puts every remembered card on the republish interval. [DHT.GetCard]
-// looks a card up by agent id. [DHT.Close] stops the loop, waits for it and
-// closes the DHT; it does not close the host. A DHT is safe for concurrent
-// use.
+// looks a card up by agent id. With an OnCard sink, every verified card
+// the DHT obtains reaches the node: fetched ones, and those peers put here,
+// which a bounded queue hands to a background verifier so kad-dht's request
+// path never waits on a signature check. [DHT.Stats] counts it all.
+// [DHT.Close] stops the loops, waits for them and closes the DHT; it does
+// not close the host. A DHT is safe for concurrent use.
 package dht
