@@ -31,9 +31,14 @@
 // [New] creates a GossipSub router on a host the caller owns, registers the
 // validator, joins and subscribes to the topic and starts two goroutines:
 // one delivers accepted cards, one re-broadcasts the card given to
-// [Gossip.SetOwnCard] as soon as the topic has peers and then every
+// [Gossip.SetOwnCard] as soon as the topic mesh has a peer (a publication
+// made before the mesh forms can be lost on a sparse graph) and then every
 // RebroadcastInterval, plus or minus a random Jitter. [Gossip.Publish]
-// publishes a card once. [Gossip.Close] cancels the subscription, leaves the
-// topic, stops the router and waits for the goroutines; it does not close
-// the host. A Gossip is safe for concurrent use.
+// publishes a card once, at once. [Gossip.MeshSize] and [Gossip.Peers]
+// show the node's place in the topic, [Gossip.Stats] the validation
+// counters, and [Gossip.PubSub] lends the router to other topics (a host
+// runs one). [Gossip.Close] stops the rebroadcast loop, cancels the
+// subscription, leaves the topic, stops the router and waits for the
+// goroutines; it does not close the host. A Gossip is safe for concurrent
+// use.
 package gossip
