@@ -52,9 +52,13 @@ type discoveryConfig struct {
 	scoring []scoring.Option
 }
 
-// WithSignals sets the lookup of this node's interaction records per agent
-// id (default: none, every agent is new and unseen). It is called during
-// ranking and must not call back into the Discovery.
+// WithSignals sets a lookup of this node's interaction records per agent
+// id, called for every candidate scored (under the index's read lock; it
+// must not call back into the Discovery). Without it the Discovery uses
+// the signals given to SetSignals, which is faster at scale: agents
+// without records then have an exact score bound and most candidates are
+// never scored individually.
+
 func WithSignals(f func(agentID string) scoring.Signals) DiscoveryOption {
 	return func(c *discoveryConfig) { c.signals = f }
 }
@@ -128,6 +132,13 @@ func (d *Discovery) Expire(t time.Time) int {
 		}
 	}
 	return d.idx.Expire(t)
+}
+
+// SetSignals records this node's interaction signals for an agent (zero
+// signals forget them); the node calls it whenever a call, rating, task
+// or sighting changes them.
+func (d *Discovery) SetSignals(agentID string, s scoring.Signals) {
+	d.idx.SetSignals(agentID, s)
 }
 
 // Len returns the number of indexed agents.

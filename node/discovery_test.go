@@ -215,15 +215,25 @@ func TestDiscoveryFilters(t *testing.T) {
 			for _, r := range discover(t, d, tt.body).Results {
 				got = append(got, r.ID)
 			}
+			slices.Sort(got)
+			slices.Sort(tt.want)
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
-	// Load filtering with the signals of the node.
+	// Load filtering with the signals of the node, pulled or pushed.
 	db, _, _ := newDisco(t, busy)
 	if res := discover(t, db, `{"tags": ["nlp"]}`).Results; len(res) != 0 {
 		t.Errorf("agent at its max_concurrent_tasks returned: %v", res)
+	}
+	d.SetSignals(tr.ID, busy(tr.ID))
+	if res := discover(t, d, `{"tags": ["nlp"]}`).Results; len(res) != 0 {
+		t.Errorf("agent at its max_concurrent_tasks returned with pushed signals: %v", res)
+	}
+	d.SetSignals(tr.ID, scoring.Signals{})
+	if res := discover(t, d, `{"tags": ["nlp"]}`).Results; len(res) != 1 {
+		t.Errorf("forgotten signals still filter: %v", res)
 	}
 }
 
