@@ -78,6 +78,9 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 			return nil, err
 		}
 	}
+	// Only the adpcard namespace: with a prefix other than the public
+	// /ipfs one, kad-dht v0.42 requires neither the pk nor the ipns
+	// validator, and a node has no use for foreign records.
 	kopts := []kaddht.Option{
 		kaddht.ProtocolPrefix(ProtocolPrefix),
 		kaddht.Validator(record.NamespacedValidator{Namespace: Validator{}}),
