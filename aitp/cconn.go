@@ -24,9 +24,13 @@ type clientConn struct {
 	cl    *Client
 	p     peer.ID
 	st    network.Stream
-	br    *bufio.Reader
+	fr    frameReader // used by the goroutine holding the read role
 	w     *frameWriter
 	assoc uint32
+	// bgWake asks the background reader to take the read role.
+	bgWake chan struct{}
+	// deadCh is closed when the association ends.
+	deadCh chan struct{}
 
 	mu        sync.Mutex
 	window    int
@@ -39,6 +43,7 @@ type clientConn struct {
 	closeRecv bool // the server sent CLOSE: acknowledge once drained
 	closeSent bool
 	dead      error // the stream ended
+	reading   bool  // a goroutine holds the read role
 	lastUsed  time.Time
 	idle      *time.Timer
 }
@@ -89,9 +94,10 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 	rand.Read(id[:])
 	assoc := binary.BigEndian.Uint32(id[:]) | 1
 	cc := &clientConn{
-		cl: c, p: p, st: st, br: bufio.NewReaderSize(st, readBufSize), w: newFrameWriter(st),
+		cl: c, p: p, st: st, w: newFrameWriter(st, false),
+		fr:    frameReader{br: bufio.NewReaderSize(st, readBufSize), buf: make([]byte, MaxMessageSize)},
 		assoc: assoc, pend: make(map[uint32]*pending), pings: make(map[uint32]chan struct{}),
-		lastUsed: time.Now(),
+		lastUsed: time.Now(), bgWake: make(chan struct{}, 1), deadCh: make(chan struct{}),
 	}
 	fail := func(err error) (*clientConn, error) {
 		st.Reset()
@@ -103,10 +109,8 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 	}
 	dl, _ := ctx.Deadline()
 	st.SetReadDeadline(dl)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
 	for {
-		raw, err := readMessage(cc.br, *bp)
+		raw, err := cc.fr.next()
 		if err != nil {
 			return fail(err)
 		}
@@ -145,6 +149,7 @@ func (cc *clientConn) acquire(ctx context.Context) error {
 	}
 	if cc.inflight < cc.window && len(cc.waiters) == 0 {
 		cc.inflight++
+		cc.w.inflight.Add(1)
 		cc.mu.Unlock()
 		return nil
 	}
@@ -178,6 +183,7 @@ func (cc *clientConn) acquire(ctx context.Context) error {
 // releaseLocked frees one window slot, granting it to the first waiter.
 func (cc *clientConn) releaseLocked() {
 	cc.inflight--
+	cc.w.inflight.Add(-1)
 	cc.grantLocked()
 }
 
@@ -186,6 +192,7 @@ func (cc *clientConn) grantLocked() {
 		ch := cc.waiters[0]
 		cc.waiters = cc.waiters[1:]
 		cc.inflight++
+		cc.w.inflight.Add(1)
 		close(ch)
 	}
 }
@@ -325,12 +332,10 @@ func (cc *clientConn) ping(ctx context.Context) (time.Duration, error) {
 	if err := cc.w.write(nil, &Segment{Type: TypePing, Association: cc.assoc, RequestID: id}); err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrConnLost, err)
 	}
-	select {
-	case <-ch:
-		return time.Since(start), nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
+	if err := cc.await(ctx, ch); err != nil {
+		return 0, err
 	}
+	return time.Since(start), nil
 }
 
 // finishLocked completes pd and wakes its caller.
@@ -362,6 +367,7 @@ func (cc *clientConn) fail(err error) {
 	cc.mu.Lock()
 	if cc.dead == nil {
 		cc.dead = err
+		close(cc.deadCh)
 	}
 	cc.closing = true
 	for _, pd := range cc.pend {
@@ -380,89 +386,6 @@ func (cc *clientConn) fail(err error) {
 	cc.mu.Unlock()
 	cc.w.fail(err)
 	cc.cl.forget(cc)
-}
-
-func (cc *clientConn) readLoop() {
-	defer cc.cl.wg.Done()
-	defer cc.st.Scope().ReleaseMemory(streamMemory)
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	err := cc.loop(*bp)
-	if err != nil {
-		cc.fail(fmt.Errorf("%w: %w", ErrConnLost, err))
-		cc.st.Reset()
-	}
-}
-
-// loop reads frames until the stream ends. It returns nil after an
-// orderly close.
-func (cc *clientConn) loop(buf []byte) error {
-	for {
-		raw, err := readMessage(cc.br, buf)
-		if err != nil {
-			return err
-		}
-		m, err := DecodeMessage(raw)
-		if err != nil {
-			return err
-		}
-		if m.NextProto != NextProtoAITP {
-			cc.cl.log.Debug("aitp: control message", "peer", cc.p, "code", firstByte(m.Payload))
-			continue
-		}
-		seg, err := DecodeSegment(m.Payload)
-		if err != nil {
-			return err
-		}
-		switch seg.Type {
-		case TypeResponse, TypeStream:
-			cancel, err := cc.onReply(&seg)
-			if err != nil {
-				return err
-			}
-			if cancel {
-				cc.w.write(nil, &Segment{Type: TypeCancel, Association: cc.assoc, RequestID: seg.RequestID})
-			}
-			if seg.Type == TypeResponse && cc.checkDrained() {
-				return nil
-			}
-		case TypeWindow:
-			cc.mu.Lock()
-			cc.window = max(int(seg.Window), 1)
-			cc.grantLocked()
-			cc.mu.Unlock()
-		case TypePing:
-			cc.w.write(nil, &Segment{Type: TypePong, Association: cc.assoc, RequestID: seg.RequestID})
-		case TypePong:
-			cc.mu.Lock()
-			if ch := cc.pings[seg.RequestID]; ch != nil {
-				delete(cc.pings, seg.RequestID)
-				close(ch)
-			}
-			cc.mu.Unlock()
-		case TypeClose:
-			cc.cl.forget(cc)
-			cc.mu.Lock()
-			cc.closing, cc.closeRecv = true, true
-			cc.mu.Unlock()
-			if cc.checkDrained() {
-				return nil
-			}
-		case TypeCloseAck:
-			cc.mu.Lock()
-			sent := cc.closeSent
-			cc.mu.Unlock()
-			if sent {
-				cc.fail(fmt.Errorf("%w: association closed", ErrConnLost))
-				cc.st.Close()
-				return nil
-			}
-		case TypeAbort:
-			cc.fail(ErrAborted)
-			cc.st.Reset()
-			return nil
-		}
-	}
 }
 
 // onReply handles a STREAM chunk or the final RESPONSE of a call. It
@@ -561,4 +484,8 @@ func (cc *clientConn) idleCheck() {
 	cc.mu.Unlock()
 	cc.cl.forget(cc)
 	cc.w.write(nil, &Segment{Type: TypeClose, Association: cc.assoc})
+	select {
+	case cc.bgWake <- struct{}{}: // someone must read the CLOSE_ACK
+	default:
+	}
 }

@@ -134,15 +134,13 @@ func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-pd.done:
-		return pd.result()
-	case <-ctx.Done():
+	if err := cc.await(ctx, pd.done); err != nil && ctx.Err() != nil {
 		if cc.abandon(pd) {
 			return pd.result()
 		}
 		return nil, ctx.Err()
 	}
+	return pd.result()
 }
 
 // start sends a request on p's association, opening one when needed.
@@ -221,7 +219,7 @@ func (c *Client) conn(ctx context.Context, p peer.ID) (*clientConn, error) {
 			} else {
 				c.conns[p] = d.cc
 				c.wg.Add(1)
-				go d.cc.readLoop()
+				go d.cc.background()
 			}
 		}
 		c.mu.Unlock()
@@ -276,9 +274,7 @@ func (rs *ReplyStream) Next() ([]byte, error) {
 			}
 			return nil, err
 		}
-		select {
-		case <-rs.pd.notify:
-		case <-rs.ctx.Done():
+		if err := rs.cc.await(rs.ctx, rs.pd.notify); err != nil && rs.ctx.Err() != nil {
 			rs.Close()
 			return nil, rs.ctx.Err()
 		}

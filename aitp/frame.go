@@ -4,6 +4,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // maxPendingWrite bounds the octets queued on one stream behind a write
@@ -24,10 +25,16 @@ type frameWriter struct {
 	spare   []byte
 	writing bool
 	err     error
+	// inflight counts the association's calls in flight, kept by its
+	// owner; it decides whether waiting for company is worth it.
+	inflight atomic.Int32
+	// alwaysYield waits for company even with one call in flight: on a
+	// server the read loop may be about to start more handlers.
+	alwaysYield bool
 }
 
-func newFrameWriter(w io.Writer) *frameWriter {
-	fw := &frameWriter{w: w}
+func newFrameWriter(w io.Writer, alwaysYield bool) *frameWriter {
+	fw := &frameWriter{w: w, alwaysYield: alwaysYield}
 	fw.cond.L = &fw.mu
 	return fw
 }
@@ -71,12 +78,14 @@ func (fw *frameWriter) flushLocked() error {
 		return nil
 	}
 	fw.writing = true
-	// Let writers that are already runnable append their frames first, so
-	// that one stream write carries them all. Without other runnable
-	// goroutines this returns at once.
-	fw.mu.Unlock()
-	runtime.Gosched()
-	fw.mu.Lock()
+	// With other calls in flight, let writers that are already runnable
+	// append their frames first, so that one stream write carries them
+	// all. Alone, write at once.
+	if fw.alwaysYield || fw.inflight.Load() > 1 {
+		fw.mu.Unlock()
+		runtime.Gosched()
+		fw.mu.Lock()
+	}
 	for len(fw.buf) > 0 && fw.err == nil {
 		b := fw.buf
 		fw.buf = fw.spare[:0]

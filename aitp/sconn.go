@@ -70,7 +70,7 @@ type serverReq struct {
 func newServerConn(s *Server, st network.Stream, remote peer.ID) *serverConn {
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &serverConn{
-		srv: s, st: st, remote: remote, w: newFrameWriter(st),
+		srv: s, st: st, remote: remote, w: newFrameWriter(st, true),
 		ctx: ctx, cancel: cancel, reqs: make(map[uint32]*serverReq),
 	}
 	c.readOnFn = c.readOn
@@ -294,6 +294,7 @@ func (c *serverConn) onRequest(seg *Segment, deadlineMS uint32) error {
 	r.body = append(make([]byte, 0, len(seg.Body)), seg.Body...)
 	c.mu.Lock()
 	c.reqs[id] = r
+	c.w.inflight.Add(1)
 	if seg.Flags&FlagFin == 0 {
 		c.partial += len(r.body)
 		c.mu.Unlock()
@@ -357,7 +358,10 @@ func (c *serverConn) onStream(seg *Segment) error {
 
 // dropPartialLocked forgets a request that never started.
 func (c *serverConn) dropPartialLocked(r *serverReq) {
-	delete(c.reqs, r.id)
+	if c.reqs[r.id] == r {
+		delete(c.reqs, r.id)
+		c.w.inflight.Add(-1)
+	}
 	c.partial -= len(r.body)
 	if r.reserved > 0 {
 		c.st.Scope().ReleaseMemory(r.reserved)
@@ -471,6 +475,7 @@ func (c *serverConn) unlist(r *serverReq) {
 	c.mu.Lock()
 	if c.reqs[r.id] == r {
 		delete(c.reqs, r.id)
+		c.w.inflight.Add(-1)
 	}
 	c.mu.Unlock()
 }
