@@ -36,8 +36,9 @@ const (
 // Bounds on what the store accepts from callers; everything from a peer
 // passes through them.
 const (
-	// MaxOriginLen bounds Record.Origin (a peer id or a service URL).
-	MaxOriginLen = 512
+	// MaxOriginLen bounds Record.Origin (a peer id or a service URL; 2048
+	// is the URL length browsers and servers commonly accept).
+	MaxOriginLen = 2048
 	// MaxRaterLen bounds the rater of a rating.
 	MaxRaterLen = 512
 	// maxSourceLen bounds the encoded source name.
