@@ -1,0 +1,184 @@
+package aitp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/libp2p/go-libp2p/core/network"
+
+	"github.com/adpnode/adpnode/aitp"
+)
+
+// TestControlMessages: AIP-level problems are reported with control
+// messages and the stream stays usable.
+func TestControlMessages(t *testing.T) {
+	srv, _, hs, hc := pair(t, []aitp.ServerOption{aitp.WithLocalAddress("agent://me")})
+	srv.HandleFunc("echo", echo)
+	rc := dialRaw(t, hc, hs.ID())
+	rc.open(1)
+	req := func() []byte {
+		p, _ := aitp.AppendSegment(nil, &aitp.Segment{Type: aitp.TypeRequest, Flags: aitp.FlagFin, Association: 1, RequestID: 1, Method: []byte("echo")})
+		return p
+	}
+	mustUnderstand, _ := aitp.AppendOption(nil, aitp.OptionMustUnderstand|0x11, []byte{1})
+	ignorable, _ := aitp.AppendOption(nil, 0x11, []byte{1})
+	for _, tt := range []struct {
+		name string
+		msg  aitp.Message
+		code uint8
+	}{
+		{"ttl 0", aitp.Message{Version: 1, TTL: 0, NextProto: aitp.NextProtoAITP, Payload: req()}, aitp.ControlTTLExceeded},
+		{"unknown next_proto", aitp.Message{Version: 1, TTL: 9, NextProto: 7, Payload: req()}, aitp.ControlProtocolUnsupported},
+		{"must-understand option", aitp.Message{Version: 1, TTL: 9, NextProto: aitp.NextProtoAITP, Options: mustUnderstand, Payload: req()}, aitp.ControlParameterProblem},
+		{"other destination", aitp.Message{Version: 1, TTL: 9, NextProto: aitp.NextProtoAITP, Dst: []byte("agent://you"), Payload: req()}, aitp.ControlDestinationUnknown},
+	} {
+		b, err := aitp.AppendMessage(nil, &tt.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.st.Write(b)
+		m, _, err := rc.recv()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if m.NextProto != aitp.NextProtoControl || len(m.Payload) < aitp.ControlHeaderSize || m.Payload[0] != tt.code {
+			t.Fatalf("%s: got next_proto %d payload %x, want control %d", tt.name, m.NextProto, m.Payload, tt.code)
+		}
+	}
+	// Addressed to this server, with an option it may skip: served.
+	b, _ := aitp.AppendMessage(nil, &aitp.Message{Version: 1, TTL: 9, NextProto: aitp.NextProtoAITP, Dst: []byte("agent://me"), Options: ignorable, Payload: req()})
+	rc.st.Write(b)
+	if s := rc.mustRecv(); s.Type != aitp.TypeResponse || s.Status != aitp.StatusOK {
+		t.Fatalf("addressed request: %v %v", s.Type, s.Status)
+	}
+}
+
+// TestPartialRequests: request bodies still arriving are bounded; CANCEL
+// drops one; out-of-order chunks are refused.
+func TestPartialRequests(t *testing.T) {
+	srv, _, hs, hc := pair(t, []aitp.ServerOption{aitp.WithMaxPartialBytes(150_000)})
+	srv.HandleFunc("echo", echo)
+	rc := dialRaw(t, hc, hs.ID())
+	rc.open(1)
+	chunk := bytes.Repeat([]byte{'c'}, 60_000)
+	start := func(id uint32) {
+		rc.send(nil, &aitp.Segment{Type: aitp.TypeRequest, Association: 1, RequestID: id, Method: []byte("echo"), Body: chunk})
+	}
+	start(1)
+	start(2)
+	// A third chunk would hold 180,000 octets: BUSY for that request.
+	rc.send(nil, &aitp.Segment{Type: aitp.TypeStream, Association: 1, RequestID: 2, Sequence: 1, Body: chunk})
+	if s := rc.mustRecv(); s.RequestID != 2 || s.Status != aitp.StatusBusy {
+		t.Fatalf("over the partial bound: id %d %v", s.RequestID, s.Status)
+	}
+	// CANCEL of a request still arriving is answered and frees its octets.
+	rc.send(nil, &aitp.Segment{Type: aitp.TypeCancel, Association: 1, RequestID: 1})
+	if s := rc.mustRecv(); s.RequestID != 1 || s.Status != aitp.StatusError {
+		t.Fatalf("canceled partial request: id %d %v", s.RequestID, s.Status)
+	}
+	// A chunk out of sequence.
+	start(3)
+	rc.send(nil, &aitp.Segment{Type: aitp.TypeStream, Association: 1, RequestID: 3, Sequence: 5, Body: chunk})
+	if s := rc.mustRecv(); s.RequestID != 3 || s.Status != aitp.StatusInvalidRequest {
+		t.Fatalf("out-of-order chunk: id %d %v", s.RequestID, s.Status)
+	}
+	// A complete two-message request still works.
+	start(4)
+	rc.send(nil, &aitp.Segment{Type: aitp.TypeStream, Flags: aitp.FlagFin, Association: 1, RequestID: 4, Sequence: 1, Body: chunk})
+	var got []byte
+	for {
+		s := rc.mustRecv()
+		got = append(got, s.Body...)
+		if s.Type == aitp.TypeResponse {
+			if s.RequestID != 4 || s.Status != aitp.StatusOK {
+				t.Fatalf("two-message request: id %d %v", s.RequestID, s.Status)
+			}
+			break
+		}
+	}
+	if len(got) != 2*len(chunk) {
+		t.Fatalf("echoed %d octets, want %d", len(got), 2*len(chunk))
+	}
+	// Reusing an outstanding request id is a protocol violation.
+	start(5)
+	start(5)
+	rc.expectReset()
+}
+
+func TestStreamsPerPeer(t *testing.T) {
+	srv, cl, hs, hc := pair(t, []aitp.ServerOption{aitp.WithMaxStreamsPerPeer(2)})
+	srv.HandleFunc("echo", echo)
+	a, b := dialRaw(t, hc, hs.ID()), dialRaw(t, hc, hs.ID())
+	a.open(1)
+	b.open(2)
+	c := dialRaw(t, hc, hs.ID())
+	c.send(nil, &aitp.Segment{Type: aitp.TypeOpen, Association: 3})
+	c.expectReset()
+	a.st.Reset()
+	waitFor(t, "the server to drop a stream", func() bool { return srv.Stats().Streams == 1 })
+	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
+		t.Fatalf("after a stream freed up: %v", err)
+	}
+}
+
+// TestGarbageServer: a server that answers with garbage fails the calls
+// on that association with ErrConnLost and nothing hangs.
+func TestGarbageServer(t *testing.T) {
+	hs, hc := newHost(t), newHost(t)
+	hs.SetStreamHandler(aitp.ProtocolID, func(s network.Stream) {
+		s.Write(bytes.Repeat([]byte{0xff}, 64))
+		s.Close()
+	})
+	connect(t, hc, hs)
+	cl := aitp.NewClient(hc)
+	defer cl.Close()
+	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); !errors.Is(err, aitp.ErrConnLost) {
+		t.Fatalf("garbage server: %v", err)
+	}
+}
+
+// TestStreamOverflow: a reply stream whose reader does not keep up fails
+// with ErrStreamOverflow instead of buffering without bound.
+func TestStreamOverflow(t *testing.T) {
+	srv, cl, hs, _ := pair(t, nil, aitp.WithMaxStreamBuffer(100_000))
+	flooded := make(chan struct{})
+	srv.HandleFunc("flood", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		defer close(flooded)
+		for range 50 {
+			if _, err := w.Write(make([]byte, 10_000)); err != nil {
+				return nil
+			}
+		}
+		return nil
+	})
+	srv.HandleFunc("echo", echo)
+	rs, err := cl.Stream(ctxT(t), hs.ID(), "flood", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read nothing until the flood is over, then drain.
+	<-flooded
+	// The PONG comes after every flood frame on the stream: once it is
+	// back, the client has taken them all in.
+	if _, err := cl.Ping(ctxT(t), hs.ID()); err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	total := 0
+	for {
+		var c []byte
+		if c, last = rs.Next(); last != nil {
+			break
+		}
+		total += len(c)
+	}
+	t.Logf("read %d octets before %v", total, last)
+	if !errors.Is(last, aitp.ErrStreamOverflow) {
+		t.Fatalf("slow reader: %v", last)
+	}
+	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
+		t.Fatalf("association after an overflow: %v", err)
+	}
+}
