@@ -55,6 +55,10 @@ func DemoTools() []adp.Tool {
 	}
 }
 
+func isDemoTool(name string) bool {
+	return name == DemoEcho || name == DemoWordCount || name == DemoReverse
+}
+
 // demoAgent serves the demo tools in-process.
 func demoAgent(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
 	switch r.Method {

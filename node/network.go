@@ -23,7 +23,6 @@ const DirectorySkill = "adp/directory"
 const (
 	bootstrapTimeout  = 15 * time.Second
 	announcePoll      = 250 * time.Millisecond // while waiting for the first peers
-	announceSettle    = time.Second            // one GossipSub heartbeat
 	directoryInterval = time.Minute            // re-find directories and advertise
 	fetchTimeout      = 10 * time.Second
 )
@@ -56,10 +55,12 @@ func (n *Node) bootstrap(ctx context.Context) {
 	}
 }
 
-// announceLoop publishes the own card once peers are connected (GossipSub
-// loses messages published before the mesh forms), then advertises it to
-// directory peers now and then. The gossip package re-broadcasts it on its
-// interval and the DHT package republishes it.
+// announceLoop waits for the first peer, starts the directory loop,
+// publishes the own card (gossip and DHT), then publishes it again on the
+// topic at doubling intervals while the network around a new node is
+// still forming (peers that join later miss the first publication). After
+// the warm-up, the gossip package re-broadcasts it on its interval and the
+// DHT package republishes it.
 func (n *Node) announceLoop(ctx context.Context) {
 	t := time.NewTimer(announcePoll)
 	defer t.Stop()
@@ -71,21 +72,42 @@ func (n *Node) announceLoop(ctx context.Context) {
 			t.Reset(announcePoll)
 		}
 	}
-	t.Reset(announceSettle)
-	select {
-	case <-ctx.Done():
-		return
-	case <-t.C:
-	}
-	n.publish(ctx, n.Card())
-	for {
-		n.advertiseToDirectories(ctx)
-		t.Reset(directoryInterval)
+	n.goLoop(n.directoryLoop)
+	for i, wait := range warmup {
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		if i == 0 {
+			n.publish(ctx, n.Card()) // gossip and DHT
+		} else if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
+			n.log.Debug("gossip publish", "err", err)
+		}
+	}
+}
+
+// warmup are the waits between the re-publications of the own card after
+// the first peer: about 0.5, 1, 2, 4 ... 32 s later.
+var warmup = []time.Duration{
+	500 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second,
+	4 * time.Second, 8 * time.Second, 16 * time.Second,
+}
+
+// directoryLoop finds directory peers and advertises the own card to them,
+// now and every directoryInterval.
+func (n *Node) directoryLoop(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n.advertiseToDirectories(ctx)
+		t.Reset(directoryInterval)
 	}
 }
 

@@ -48,7 +48,7 @@ func (n *Node) serveTool(ctx context.Context, w aitp.ResponseWriter, r *aitp.Req
 	switch {
 	case !onCard:
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "no tool %q on this agent's card", r.Method)
-	case n.cfg.DemoAgent:
+	case n.cfg.DemoAgent && isDemoTool(r.Method):
 		return demoAgent(ctx, w, r)
 	case n.agent != nil:
 		return n.agent.call(ctx, w, r, adp.AgentID(r.Remote))
