@@ -1,7 +1,6 @@
 package scoring
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -14,14 +13,14 @@ type termTF struct {
 
 // exampleTerms is one analysed example.
 type exampleTerms struct {
-	terms []string // distinct, sorted
+	terms []string // distinct, in no particular order
 	tfs   []uint8
 	n     uint16 // length in terms
 }
 
 // docTerms is a document after analysis, before it enters an index.
 type docTerms struct {
-	terms    []termTF // sorted by term
+	terms    []termTF // in no particular order
 	lens     [numFields]uint16
 	examples []exampleTerms
 	tags     []docTag
@@ -70,7 +69,6 @@ func (c *config) analyzeDoc(d *Doc) docTerms {
 	for t, v := range tf {
 		out.terms = append(out.terms, termTF{t, v})
 	}
-	sort.Slice(out.terms, func(i, j int) bool { return out.terms[i].term < out.terms[j].term })
 	for i, ex := range d.Examples {
 		if i >= maxDocExamples {
 			break
@@ -89,14 +87,10 @@ func (c *config) analyzeDoc(d *Doc) docTerms {
 		for _, tag := range ex.Tags {
 			c.an.each(strings.ReplaceAll(tag, "/", " "), count)
 		}
-		et := exampleTerms{n: n, terms: make([]string, 0, len(etf))}
-		for t := range etf {
+		et := exampleTerms{n: n, terms: make([]string, 0, len(etf)), tfs: make([]uint8, 0, len(etf))}
+		for t, v := range etf {
 			et.terms = append(et.terms, t)
-		}
-		sort.Strings(et.terms)
-		et.tfs = make([]uint8, len(et.terms))
-		for j, t := range et.terms {
-			et.tfs[j] = etf[t]
+			et.tfs = append(et.tfs, v)
 		}
 		out.examples = append(out.examples, et)
 	}

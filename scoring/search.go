@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"container/heap"
+	"math"
 	"sort"
 	"time"
 )
@@ -110,16 +111,34 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			restExIdf += qt.exIdf
 		}
 	}
-	closed := false
+	// closed: admit no new documents; closedPlain: admit only agents
+	// with signals (the others' scores are bounded exactly).
+	closed, closedPlain := false, false
+	zeroOther := x.zeroOther(p)
+	thetaTries := 0
+	if signals != nil { // pulled signals: nothing is known before scoring
+		zeroOther, thetaTries = p.other, 3
+	}
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
 		qt := &qts[j]
-		if !closed && !p.filterOnly && x.cfg.floor > 0 {
-			// A document only the remaining terms reach stays below the
-			// relevance floor: admit no new documents.
-			lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
-			ub := p.w.Semantic * x.cfg.semanticBound(restIdf, idfSum, restExIdf, exIdfSum)
-			closed = ub+1e-12 < x.cfg.floor*lb
+		if !closed && !p.filterOnly {
+			ub := p.w.Semantic*x.cfg.semanticBound(restIdf, idfSum, restExIdf, exIdfSum) + 1e-9
+			if x.cfg.floor > 0 {
+				// A document only the remaining terms reach stays below
+				// the relevance floor.
+				lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
+				closed = ub < x.cfg.floor*lb
+			}
+			closed = closed || ub+p.other < p.minScore
+			closedPlain = closed || closedPlain || ub+zeroOther < p.minScore
+			if !closedPlain && j > 0 && qt.df > n/64 && thetaTries < 3 {
+				// Or it cannot reach the k-th best score so far.
+				thetaTries++
+				theta := x.theta(s, p, pass, idfSum, exIdfSum, zeroOther, ub, now)
+				closed = ub+p.other < theta
+				closedPlain = closed || ub+zeroOther < theta
+			}
 		}
 		if qt.df > 0 {
 			restIdf -= qt.idf
@@ -132,7 +151,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			continue
 		}
 		for i, d := range po.docs {
-			if closed && !s.docs[d].mark {
+			if closedPlain && !s.docs[d].mark && (closed || x.flags[d]&flagSig == 0) {
 				res.Skipped++
 				continue
 			}
@@ -152,7 +171,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		}
 		for i, e := range po.ex {
 			d := x.exDoc[e]
-			if (closed && !s.docs[d].mark) || x.flags[d]&flagAlive == 0 {
+			if (closedPlain && !s.docs[d].mark && (closed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
 				continue
 			}
 			if s.exAcc[e] == 0 {
@@ -170,8 +189,6 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	// so only agents with signals carry the full bound. The hard filters
 	// are checked lazily, only for the documents examined below.
 	pull := signals != nil
-	zero := Components{Reputation: x.cfg.reputation(Signals{}), Rating: rating(Signals{}), Freshness: 1}
-	zeroOther := zero.Dot(Components{Reputation: p.w.Reputation, Rating: p.w.Rating, Freshness: p.w.Freshness})
 	lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
 	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
 	for _, d := range s.touched {
@@ -291,6 +308,79 @@ func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
 		exIdfSum += qt.exIdf
 	}
 	return idfSum, exIdfSum
+}
+
+// zeroOther bounds what reputation, availability, rating and freshness
+// add to the score of an agent without signals (exact but for
+// freshness, bounded by 1).
+func (x *Index) zeroOther(p *prepared) float64 {
+	zero := Components{Reputation: x.cfg.reputation(Signals{}), Rating: rating(Signals{}), Freshness: 1}
+	return zero.Dot(Components{Reputation: p.w.Reputation, Rating: p.w.Rating, Freshness: p.w.Freshness})
+}
+
+// theta returns a lower bound of the final k-th best score from the
+// documents touched so far (pushed signals only): their partial relevance
+// (which only grows) plus what the other factors add (exact with pushed
+// signals or none), counting only documents sure to stay above the final
+// relevance floor, whatever the remaining terms (which add at most
+// ubRest) do. It returns -Inf when fewer than k documents qualify.
+func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, idfSum, exIdfSum, zeroOther, ubRest float64, now time.Time) float64 {
+	x.bestExamples(s, exIdfSum)
+	best := ubRest // bounds the final best relevance of an untouched document
+	for _, d := range s.touched {
+		if c, ok := x.relevance(s, p, d, idfSum); ok {
+			best = max(best, c.rel+ubRest)
+		}
+	}
+	floor := x.cfg.floor * min(best, p.w.Tag+p.w.Semantic)
+	top := make(minHeap, 0, p.limit+1)
+	nowNs := now.UnixNano()
+	for _, d := range s.touched {
+		c, ok := x.relevance(s, p, d, idfSum)
+		if !ok || c.rel < floor || (len(top) == p.limit && c.rel+p.other <= top[0]) {
+			continue
+		}
+		m := &x.meta[d]
+		v := c.rel
+		if x.flags[d]&flagSig != 0 {
+			sig := x.sig[x.ids[d]]
+			if overloaded(sig, m.maxConc) {
+				continue
+			}
+			v += Components{Reputation: x.cfg.reputation(sig), Availability: x.cfg.availability(sig, m.maxConc, m.status, now),
+				Rating: rating(sig), Freshness: freshness(m.indexed, m.expires, nowNs)}.Dot(
+				Components{Reputation: p.w.Reputation, Availability: p.w.Availability, Rating: p.w.Rating, Freshness: p.w.Freshness})
+		} else {
+			v += zeroOther - p.w.Freshness*(1-freshness(m.indexed, m.expires, nowNs))
+		}
+		if v < p.minScore || !pass(d) {
+			continue
+		}
+		if len(top) < p.limit {
+			heap.Push(&top, v)
+		} else if v > top[0] {
+			top[0] = v
+			heap.Fix(&top, 0)
+		}
+	}
+	if len(top) < p.limit {
+		return math.Inf(-1)
+	}
+	return top[0] - 1e-9
+}
+
+// minHeap is a min-heap of scores.
+type minHeap []float64
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(v any)        { *h = append(*h, v.(float64)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
 }
 
 // bestExamples sets exBest for every document with a matching example.
