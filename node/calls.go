@@ -174,7 +174,16 @@ func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte
 	}
 }
 
-// recordCall updates the interaction records and the call metrics.
+// callRecord is one outbound call for the interaction records.
+type callRecord struct {
+	agentID string
+	ok      bool
+	latency time.Duration
+}
+
+// recordCall counts the call in the metrics and queues it for the
+// interaction records (written by statsLoop, off the call path: a store
+// write waits for its fsync).
 func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) {
 	status := aitp.StatusOK
 	if err != nil {
@@ -189,8 +198,24 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 	if status == aitp.StatusNotFound || status == aitp.StatusInvalidRequest || status == aitp.StatusUnauthorized {
 		return
 	}
-	if rerr := n.store.RecordCall(context.WithoutCancel(n.ctx), agentID, err == nil, lat); rerr != nil {
-		n.log.Debug("record call", "agent", agentID, "err", rerr)
+	select {
+	case n.calls <- callRecord{agentID: agentID, ok: err == nil, latency: lat}:
+	default:
+		n.log.Debug("interaction record dropped: queue full", "agent", agentID)
+	}
+}
+
+// statsLoop writes queued call records to the store until the node closes.
+func (n *Node) statsLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-n.calls:
+			if err := n.store.RecordCall(ctx, c.agentID, c.ok, c.latency); err != nil && ctx.Err() == nil {
+				n.log.Debug("record call", "agent", c.agentID, "err", err)
+			}
+		}
 	}
 }
 
@@ -268,4 +293,25 @@ func wrapUnreachable(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnreachable, err)
+}
+
+// ImportCard stores a signed card that reached the node by other means (a
+// file, an operator). It is verified like any card from the network.
+func (n *Node) ImportCard(ctx context.Context, c *adp.Card) (bool, error) {
+	raw := c.Raw()
+	if raw == nil {
+		return false, adp.ErrUnsigned
+	}
+	v, err := adp.DecodeVerified(raw)
+	if err != nil {
+		return false, err
+	}
+	if v.ID == n.agentID {
+		return false, badRequest("/id", "the own card changes only through UpdateCard")
+	}
+	stored, err := n.store.PutCard(ctx, v, store.SourceImport, "import")
+	if err == nil {
+		n.noteDirectory(v)
+	}
+	return stored, err
 }

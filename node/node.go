@@ -64,6 +64,7 @@ type Node struct {
 	directories map[peer.ID]string // known directory peers -> agent id
 	inflight    map[string]int     // outbound calls in flight per agent id
 	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
+	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
 	apiURL      string
 	started     bool
@@ -72,6 +73,9 @@ type Node struct {
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// callQueue bounds the call records waiting to be written.
+const callQueue = 1024
 
 // New builds a node from cfg. The data directory must have been set up by
 // Init. On failure New closes whatever it had started.
@@ -106,6 +110,7 @@ func New(cfg Config) (_ *Node, err error) {
 		directories: make(map[peer.ID]string),
 		inflight:    make(map[string]int),
 		greeted:     make(map[peer.ID]uint64),
+		calls:       make(chan callRecord, callQueue),
 	}
 	var closers []func() error
 	defer func() {
@@ -183,6 +188,7 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, fmt.Errorf("node: discovery index: %w", err)
 	}
 	n.registerMethods()
+	n.goLoop(n.statsLoop)
 	return n, nil
 }
 
