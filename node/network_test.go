@@ -89,16 +89,11 @@ func TestThreeNodes(t *testing.T) {
 
 	waitAllCards(t, nodes)
 
-	// Discovery by tag and by text, on a node that holds the cards.
-	if r := discoverAPI(t, demo, "local", `{"tags":["nlp/translation"]}`); len(r.Results) == 0 || r.Results[0].ID != tr.AgentID() {
-		t.Fatalf("by tag: %v", r.ids())
-	}
-	if r := discoverAPI(t, boot, "local", `{"query":"translate a German document"}`); len(r.Results) == 0 || r.Results[0].ID != tr.AgentID() {
-		t.Fatalf("by text: %v", r.ids())
-	}
-	if r := discoverAPI(t, boot, "local", `{"query":"count the words of my essay"}`); len(r.Results) == 0 || r.Results[0].ID != demo.AgentID() {
-		t.Fatalf("by text (demo): %v", r.ids())
-	}
+	// Discovery by tag and by text, on a node that holds the cards (the
+	// index follows the store through its change feed, so poll).
+	firstIs(t, demo, `{"tags":["nlp/translation"]}`, tr.AgentID())
+	firstIs(t, boot, `{"query":"translate a German document"}`, tr.AgentID())
+	firstIs(t, boot, `{"query":"count the words of my essay"}`, demo.AgentID())
 
 	// Describe through the API: the full signed card, or some fields.
 	code, body := api(t, boot, "POST", "/v1/describe", fmt.Sprintf(`{"agent":%q}`, tr.AgentID()))
@@ -197,6 +192,25 @@ func waitAllCards(t *testing.T, nodes []*node.Node) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("cards missing after 20s: %v", missing)
+		}
+		<-tick.C
+	}
+}
+
+// firstIs polls a local discovery on n until want ranks first.
+func firstIs(t *testing.T, n *node.Node, body, want string) {
+	t.Helper()
+	var last discoverReply
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		last = discoverAPI(t, n, "local", body)
+		if len(last.Results) > 0 && last.Results[0].ID == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("discover %s: %v, want %s first", body, last.ids(), want)
 		}
 		<-tick.C
 	}
