@@ -58,16 +58,33 @@
 // MaxAge (time since indexing), expiry (expired records only with
 // AllowStale), the load filter, and MinScore. A result must match at least
 // one query tag or term unless the query has neither (a filter-only
-// query).
+// query), and its relevance (weighted tag and semantic factors) must be
+// at least the relevance floor (default 0.3) times the best relevance
+// among the agents that pass the filters: reputation, availability and
+// rating reorder relevant agents but cannot make an irrelevant one
+// relevant.
+//
+// # Signals
+//
+// Signals come either from a SignalFunc passed to Search, called for
+// every candidate scored, or, better at scale, from SetSignals: the node
+// pushes an agent's signals when they change. The index then knows the
+// exact contribution of reputation, availability and rating for every
+// agent without signals (most of them), which bounds their scores and
+// lets pruning skip them.
 //
 // # Index
 //
 // Index keeps postings per text term (documents and examples) and per
 // canonical tag including parent paths, as compact parallel uint32/uint16
 // slices. Search generates candidates from the postings of the query's
-// terms and tags, computes the relevance part exactly, buckets candidates
-// by it and scores them fully from the best bucket down, stopping when no
-// remaining candidate can reach the k-th score (max-score pruning).
+// tags and then its terms, rarest first; once the remaining terms cannot
+// lift a document they alone reach to the relevance floor or to the k-th
+// best score so far, it stops admitting documents and only completes the
+// scores of those it holds (max-score pruning). It then buckets the
+// candidates by an upper bound of their score and scores them fully from
+// the best bucket down, stopping when no remaining candidate can reach
+// the k-th score.
 // Naive is a full scan over a forward index with the same statistics,
 // kept as a baseline and a test oracle.
 //

@@ -27,10 +27,13 @@ type docTerms struct {
 	protos   []string
 }
 
-// analyzeDoc tokenizes every field of d. It runs outside any lock.
-func (c *config) analyzeDoc(d *Doc) docTerms {
+// analyzeDoc tokenizes every field of d. It runs outside any lock. tf is
+// an empty map it may use (and leaves filled), or nil.
+func (c *config) analyzeDoc(d *Doc, tf map[string]uint16) docTerms {
 	var out docTerms
-	tf := make(map[string]uint16, 64)
+	if tf == nil {
+		tf = make(map[string]uint16, 64)
+	}
 	add := func(f int, text string) {
 		c.an.each(text, func(t string) {
 			if out.lens[f] < maxFieldLen {

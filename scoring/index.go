@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"time"
 )
@@ -52,7 +53,8 @@ type Index struct {
 	exLive     int
 	exSumLen   int64
 
-	pool sync.Pool // *scratch
+	pool   sync.Pool // *scratch
+	tfPool sync.Pool // map[string]uint16 for analyzeDoc
 }
 
 type postings struct {
@@ -181,7 +183,12 @@ func (x *Index) Upsert(d Doc) error {
 		x.Delete(d.ID)
 		return nil
 	}
-	dt := x.cfg.analyzeDoc(&d)
+	tf, _ := x.tfPool.Get().(map[string]uint16)
+	dt := x.cfg.analyzeDoc(&d, tf)
+	if tf != nil {
+		clear(tf)
+		x.tfPool.Put(tf)
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if old, ok := x.byID[d.ID]; ok {
@@ -311,7 +318,7 @@ func (x *Index) term(t string) uint32 {
 	tn, ok := x.terms[t]
 	if !ok {
 		tn = uint32(len(x.post))
-		x.terms[t] = tn
+		x.terms[strings.Clone(t)] = tn // t may share a card's text
 		x.post = append(x.post, postings{})
 	}
 	return tn

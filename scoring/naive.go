@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -85,7 +86,7 @@ func (n *Naive) Upsert(d Doc) error {
 		n.Delete(d.ID)
 		return nil
 	}
-	dt := n.cfg.analyzeDoc(&d)
+	dt := n.cfg.analyzeDoc(&d, nil)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.remove(d.ID)
@@ -171,7 +172,7 @@ func (n *Naive) term(t string) uint32 {
 	tn, ok := n.terms[t]
 	if !ok {
 		tn = uint32(len(n.df))
-		n.terms[t] = tn
+		n.terms[strings.Clone(t)] = tn
 		n.df = append(n.df, 0)
 		n.exdf = append(n.exdf, 0)
 	}
