@@ -468,19 +468,37 @@ func (cc *clientConn) checkDrained() bool {
 }
 
 func (cc *clientConn) idleCheck() {
-	idle := cc.cl.cfg.idle
+	idle, wt := cc.cl.cfg.idle, cc.cl.cfg.writeTimeout
+	if stuck := cc.w.stuckFor(); stuck > wt {
+		cc.fail(fmt.Errorf("%w: stream write stalled for %s", ErrConnLost, stuck))
+		cc.st.Reset()
+		return
+	}
 	cc.mu.Lock()
-	since := time.Since(cc.lastUsed)
-	if cc.dead != nil || cc.closing {
+	if cc.dead != nil {
 		cc.mu.Unlock()
 		return
 	}
-	if len(cc.pend) > 0 || cc.inflight > 0 || since < idle {
-		cc.idle.Reset(max(idle-since, time.Millisecond))
+	if cc.closeSent {
+		cc.mu.Unlock()
+		// CLOSE went unanswered for a whole idle period.
+		cc.fail(fmt.Errorf("%w: CLOSE unanswered", ErrConnLost))
+		cc.st.Reset()
+		return
+	}
+	since := time.Since(cc.lastUsed)
+	switch {
+	case len(cc.pend) > 0 || cc.inflight > 0 || cc.closing:
+		cc.idle.Reset(min(idle, wt))
+		cc.mu.Unlock()
+		return
+	case since < idle:
+		cc.idle.Reset(idle - since)
 		cc.mu.Unlock()
 		return
 	}
 	cc.closing, cc.closeSent = true, true
+	cc.idle.Reset(idle)
 	cc.mu.Unlock()
 	cc.cl.forget(cc)
 	cc.w.write(nil, &Segment{Type: TypeClose, Association: cc.assoc})

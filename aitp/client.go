@@ -69,7 +69,7 @@ func (c *Client) Close() error {
 		c.mu.Unlock()
 		c.cancel()
 		for _, cc := range conns {
-			cc.w.write(nil, &Segment{Type: TypeAbort, Association: cc.assoc})
+			cc.w.writeNoWait(&Segment{Type: TypeAbort, Association: cc.assoc})
 			cc.fail(ErrClosed)
 			cc.st.Reset()
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
 
@@ -181,4 +182,36 @@ func TestStreamOverflow(t *testing.T) {
 	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
 		t.Fatalf("association after an overflow: %v", err)
 	}
+}
+
+// TestPeerStopsReading: a peer that never reads its replies is cut off
+// after the write timeout; the handler's writes fail instead of blocking
+// for ever.
+func TestPeerStopsReading(t *testing.T) {
+	srv, _, hs, hc := pair(t, []aitp.ServerOption{
+		aitp.WithWriteTimeout(100 * time.Millisecond), aitp.WithServerIdleTimeout(50 * time.Millisecond)})
+	writeErr := make(chan error, 1)
+	srv.HandleFunc("flood", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		chunk := make([]byte, 64<<10)
+		for range 1000 { // 64 MB, far past any stream window
+			if _, err := w.Write(chunk); err != nil {
+				writeErr <- err
+				return err
+			}
+		}
+		writeErr <- nil
+		return nil
+	})
+	rc := dialRaw(t, hc, hs.ID())
+	rc.open(1)
+	rc.send(nil, &aitp.Segment{Type: aitp.TypeRequest, Flags: aitp.FlagFin | aitp.FlagStreamReply, Association: 1, RequestID: 1, Method: []byte("flood")})
+	select {
+	case err := <-writeErr:
+		if err == nil {
+			t.Fatal("64 MB went out to a peer that reads nothing")
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the handler is still blocked writing")
+	}
+	waitFor(t, "the stream to be dropped", func() bool { return srv.Stats().Streams == 0 })
 }

@@ -19,6 +19,7 @@ var (
 	ErrCircuitOpen    = errors.New("aitp: circuit open")
 	ErrStreamOverflow = errors.New("aitp: reply stream buffer overflow")
 	ErrProtocol       = errors.New("aitp: protocol violation")
+	ErrBusyWriter     = errors.New("aitp: stream write queue full")
 )
 
 // Error is a failure reported by the remote end (or produced by a handler

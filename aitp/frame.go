@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // maxPendingWrite bounds the octets queued on one stream behind a write
@@ -31,7 +32,24 @@ type frameWriter struct {
 	// alwaysYield waits for company even with one call in flight: on a
 	// server the read loop may be about to start more handlers.
 	alwaysYield bool
+	// since is when the stream write in progress began (0: none), so a
+	// peer that stops reading can be detected; see stuckFor.
+	since atomic.Int64
 }
+
+// stuckFor reports how long the stream write in progress has lasted.
+func (fw *frameWriter) stuckFor() time.Duration {
+	if t := fw.since.Load(); t != 0 {
+		return time.Duration(nanotime() - t)
+	}
+	return 0
+}
+
+// clockBase anchors nanotime.
+var clockBase = time.Now()
+
+// nanotime is a monotonic clock reading in nanoseconds, never 0.
+func nanotime() int64 { return int64(time.Since(clockBase)) + 1 }
 
 func newFrameWriter(w io.Writer, alwaysYield bool) *frameWriter {
 	fw := &frameWriter{w: w, alwaysYield: alwaysYield}
@@ -45,6 +63,25 @@ func newFrameWriter(w io.Writer, alwaysYield bool) *frameWriter {
 func (fw *frameWriter) write(opts []byte, s *Segment) error {
 	return fw.writeMethod(opts, s, "")
 }
+
+// writeNoWait is write that gives up instead of waiting when the queue is
+// full: for a last word (ABORT) to a peer that may have stopped reading.
+func (fw *frameWriter) writeNoWait(s *Segment) error {
+	fw.mu.Lock()
+	full := fw.writing && len(fw.buf) >= maxPendingWrite
+	fw.mu.Unlock()
+	if full {
+		return ErrBusyWriter
+	}
+	if d, ok := fw.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		d.SetWriteDeadline(time.Now().Add(lastWordTimeout))
+		defer d.SetWriteDeadline(time.Time{})
+	}
+	return fw.write(nil, s)
+}
+
+// lastWordTimeout bounds the write of an ABORT.
+const lastWordTimeout = time.Second
 
 // writeMethod is write with the method given as a string (s.Method must
 // then be empty), which saves converting it on the call path.
@@ -90,7 +127,9 @@ func (fw *frameWriter) flushLocked() error {
 		b := fw.buf
 		fw.buf = fw.spare[:0]
 		fw.mu.Unlock()
+		fw.since.Store(nanotime())
 		_, err := fw.w.Write(b)
+		fw.since.Store(0)
 		fw.mu.Lock()
 		if cap(b) <= 2*MaxMessageSize {
 			fw.spare = b[:0]

@@ -21,6 +21,7 @@ type serverConfig struct {
 	maxPartialBytes int
 	handlerTimeout  time.Duration
 	idle            time.Duration
+	writeTimeout    time.Duration
 	localAddr       string
 }
 
@@ -39,6 +40,7 @@ func defaultServerConfig() serverConfig {
 		maxPartialBytes: DefaultMaxPartialBytes,
 		handlerTimeout:  DefaultHandlerTimeout,
 		idle:            DefaultServerIdle,
+		writeTimeout:    DefaultWriteTimeout,
 	}
 }
 
@@ -137,6 +139,18 @@ func WithServerIdleTimeout(d time.Duration) ServerOption {
 	}
 }
 
+// WithWriteTimeout sets how long a write on a stream may stay blocked (the
+// peer not reading) before the association is aborted.
+func WithWriteTimeout(d time.Duration) ServerOption {
+	return func(c *serverConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("aitp: write timeout must be positive")
+		}
+		c.writeTimeout = d
+		return nil
+	}
+}
+
 // WithLocalAddress sets the address (agent URI) this server answers to. A
 // message whose dst is neither empty nor this address is refused with
 // ControlDestinationUnknown.
@@ -157,6 +171,7 @@ type clientConfig struct {
 	maxRequestBody  int
 	maxStreamBuffer int
 	idle            time.Duration
+	writeTimeout    time.Duration
 	openTimeout     time.Duration
 	breakerFailures int
 	breakerCooldown time.Duration
@@ -173,6 +188,7 @@ func defaultClientConfig() clientConfig {
 		maxRequestBody:  DefaultMaxRequestBody,
 		maxStreamBuffer: DefaultMaxStreamBuffer,
 		idle:            DefaultClientIdle,
+		writeTimeout:    DefaultWriteTimeout,
 		openTimeout:     DefaultOpenTimeout,
 		breakerFailures: DefaultBreakerFailures,
 		breakerCooldown: DefaultBreakerCooldown,
@@ -232,6 +248,16 @@ func WithClientIdleTimeout(d time.Duration) ClientOption {
 	return func(c *clientConfig) {
 		if d > 0 {
 			c.idle = d
+		}
+	}
+}
+
+// WithClientWriteTimeout sets how long a write on a stream may stay
+// blocked before the association is failed.
+func WithClientWriteTimeout(d time.Duration) ClientOption {
+	return func(c *clientConfig) {
+		if d > 0 {
+			c.writeTimeout = d
 		}
 	}
 }

@@ -567,33 +567,42 @@ func (c *serverConn) abort(notify bool) {
 		reqs = append(reqs, r)
 	}
 	c.mu.Unlock()
+	if notify {
+		c.w.writeNoWait(&Segment{Type: TypeAbort, Association: c.assocID()})
+	}
+	c.w.fail(ErrAborted)
+	c.cancel()
+	// Reset before taking the requests' locks: a handler may hold one
+	// while blocked writing to this stream.
+	c.st.Reset()
 	for _, r := range reqs {
 		r.mu.Lock()
 		r.done = true
 		r.mu.Unlock()
 	}
-	if notify {
-		c.w.write(nil, &Segment{Type: TypeAbort, Association: c.assocID()})
-	}
-	c.w.fail(ErrAborted)
-	c.cancel()
-	c.st.Reset()
 }
 
 func (c *serverConn) idleCheck() {
-	idle := c.srv.cfg.idle
+	idle, wt := c.srv.cfg.idle, c.srv.cfg.writeTimeout
+	if stuck := c.w.stuckFor(); stuck > wt {
+		c.srv.log.Debug("aitp: peer stopped reading", "peer", c.remote, "stuck", stuck)
+		c.abort(false)
+		return
+	}
 	c.mu.Lock()
 	if c.finished {
 		c.mu.Unlock()
 		return
 	}
 	since := time.Since(time.Unix(0, c.lastActive.Load()))
-	busy := len(c.reqs) > 0
+	busy := len(c.reqs) > 0 || c.w.stuckFor() > 0
 	sent := c.closeSent
 	c.mu.Unlock()
 	switch {
-	case busy || since < idle:
-		c.idle.Reset(max(idle-since, time.Millisecond))
+	case busy:
+		c.idle.Reset(min(idle, wt))
+	case since < idle:
+		c.idle.Reset(idle - since)
 	case !sent:
 		c.srv.log.Debug("aitp: idle association", "peer", c.remote)
 		c.startClose()

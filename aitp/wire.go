@@ -170,6 +170,7 @@ const (
 	DefaultServerIdle      = 2 * time.Minute
 	DefaultClientIdle      = time.Minute
 	DefaultOpenTimeout     = 10 * time.Second
+	DefaultWriteTimeout    = 30 * time.Second
 	DefaultBreakerFailures = 5
 	DefaultBreakerCooldown = 10 * time.Second
 )
