@@ -73,6 +73,12 @@ func TestEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "full propagation") {
 		t.Fatalf("up printed no propagation time")
 	}
+	// A second up in the same directory is refused and leaves the running
+	// testnet alone.
+	again := exec.Command(bin, "testnet", "up", "-n", "2", "--dir", dir, "-q")
+	if out, err := again.CombinedOutput(); err == nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("second up: err %v, output %s; want a refusal", err, out)
+	}
 	tn, err := testnet.Open(dir)
 	if err != nil {
 		t.Fatal(err)
