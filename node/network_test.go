@@ -147,6 +147,18 @@ func TestThreeNodes(t *testing.T) {
 		t.Fatalf("rate 6: %d %+v", code, e)
 	}
 
+	// Metrics: calls by method and status, served tool calls, gossip.
+	_, metrics := api(t, boot, "GET", "/metrics", "")
+	for _, want := range []string{`adpnode_calls_total{method="wordcount",status="OK"}`, `adpnode_calls_total{method="echo",status="NOT_FOUND"}`, `adpnode_peers 2`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("boot's metrics lack %s", want)
+		}
+	}
+	_, metrics = api(t, demo, "GET", "/metrics", "")
+	if !strings.Contains(metrics, `adpnode_tool_calls_served_total{method="wordcount",status="OK"}`) {
+		t.Errorf("demo's metrics lack its served calls")
+	}
+
 	// A card update reaches the others.
 	if err := demo.UpdateCard(context.Background(), func(c *adp.Card) { c.Skills = append(c.Skills, "text/reversal") }); err != nil {
 		t.Fatal(err)
