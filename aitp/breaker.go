@@ -85,6 +85,13 @@ func (b *breaker) record(o outcome, probe bool, now time.Time, threshold int) {
 	}
 }
 
+// idle reports a closed breaker with no failures counted.
+func (b *breaker) idle() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state == BreakerClosed && b.fails == 0 && !b.probing
+}
+
 func (b *breaker) current(now time.Time, cooldown time.Duration) BreakerState {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -34,6 +34,10 @@ type Client struct {
 	closeOnce sync.Once
 }
 
+// maxBreakers is the number of per-peer breakers kept before healthy ones
+// are swept.
+const maxBreakers = 4096
+
 type dial struct {
 	done chan struct{}
 	cc   *clientConn
@@ -88,6 +92,15 @@ func (c *Client) breaker(p peer.ID) *breaker {
 	defer c.mu.Unlock()
 	b := c.breakers[p]
 	if b == nil {
+		if len(c.breakers) >= maxBreakers {
+			// Healthy breakers carry no state worth keeping: sweep them
+			// so the map does not grow with every peer ever called.
+			for id, old := range c.breakers {
+				if old.idle() {
+					delete(c.breakers, id)
+				}
+			}
+		}
 		b = &breaker{}
 		c.breakers[p] = b
 	}
