@@ -44,5 +44,13 @@
 // keeps a per-peer circuit breaker (WithBreaker, WithClock). Client.Close
 // aborts every association and waits for its reader goroutines.
 //
+// # Hot path
+//
+// A server's read loop hands itself to a parked goroutine when a request
+// becomes runnable and runs the handler in place; a caller waiting for
+// its reply reads the stream itself when no other goroutine is reading;
+// frames written concurrently on a stream are coalesced into one write.
+// BenchmarkCall compares Call with a raw libp2p stream echo.
+//
 // Server and Client are safe for concurrent use.
 package aitp
