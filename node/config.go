@@ -57,7 +57,8 @@ type Config struct {
 	Directory bool
 	// AgentURL forwards tool calls to this HTTP agent; "" = none.
 	AgentURL string
-	// DemoAgent serves the built-in demo tools in-process.
+	// DemoAgent serves the built-in demo tools in-process (and puts them on
+	// the card); other tools still go to AgentURL when set.
 	DemoAgent bool
 	// GossipInterval is the re-broadcast interval of the own card (default 5m).
 	GossipInterval time.Duration
@@ -146,9 +147,6 @@ func (c Config) Validate() error {
 		case u.Host == "":
 			bad("agent_url", "%q: host missing", c.AgentURL)
 		}
-	}
-	if c.AgentURL != "" && c.DemoAgent {
-		bad("agent_url", "cannot be combined with demo_agent")
 	}
 	if c.GossipInterval < 0 {
 		bad("gossip_interval", "must not be negative")

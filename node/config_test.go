@@ -26,7 +26,7 @@ func TestConfigValidate(t *testing.T) {
 		{"api no port", func(c *Config) { c.APIAddr = "127.0.0.1" }, "api"},
 		{"bootstrap no p2p", func(c *Config) { c.Bootstrap = []string{"/ip4/127.0.0.1/tcp/4001"} }, "bootstrap[0]"},
 		{"agent url scheme", func(c *Config) { c.AgentURL = "ftp://x" }, "agent_url"},
-		{"agent url and demo", func(c *Config) { c.AgentURL = "http://127.0.0.1:1"; c.DemoAgent = true }, "demo_agent"},
+		{"agent url host", func(c *Config) { c.AgentURL = "http:///path" }, "agent_url"},
 		{"negative interval", func(c *Config) { c.GossipInterval = -time.Second }, "gossip_interval"},
 		{"water marks", func(c *Config) { c.ConnLow, c.ConnHigh = 10, 5 }, "conn_low"},
 	}
