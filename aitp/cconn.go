@@ -197,6 +197,19 @@ func (cc *clientConn) grantLocked() {
 	}
 }
 
+// newIDLocked returns a request id no outstanding call or ping uses.
+func (cc *clientConn) newIDLocked() uint32 {
+	for {
+		cc.nextID++
+		id := cc.nextID
+		_, call := cc.pend[id]
+		_, ping := cc.pings[id]
+		if id != 0 && !call && !ping {
+			return id
+		}
+	}
+}
+
 // send writes a REQUEST (and STREAM chunks for a large body).
 func (cc *clientConn) send(ctx context.Context, method string, body []byte, stream bool) (*pending, error) {
 	if err := cc.acquire(ctx); err != nil {
@@ -218,8 +231,7 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 		cc.mu.Unlock()
 		return nil, err
 	}
-	cc.nextID++
-	pd.id = cc.nextID
+	pd.id = cc.newIDLocked()
 	cc.pend[pd.id] = pd
 	cc.lastUsed = time.Now()
 	cc.mu.Unlock()
@@ -319,8 +331,7 @@ func (cc *clientConn) ping(ctx context.Context) (time.Duration, error) {
 		cc.mu.Unlock()
 		return 0, errClosing
 	}
-	cc.nextID++
-	id := cc.nextID
+	id := cc.newIDLocked()
 	cc.pings[id] = ch
 	cc.mu.Unlock()
 	start := time.Now()

@@ -128,6 +128,9 @@ func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte
 	if err := c.check(method, body); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	b := c.breaker(p)
 	probe, err := b.allow(c.cfg.now(), c.cfg.breakerCooldown)
 	if err != nil {
@@ -175,6 +178,9 @@ func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byt
 // handler writes comes out of Next in order.
 func (c *Client) Stream(ctx context.Context, p peer.ID, method string, body []byte, opts ...CallOption) (*ReplyStream, error) {
 	if err := c.check(method, body); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	b := c.breaker(p)
