@@ -85,6 +85,20 @@ func TestStartCloseNoLeak(t *testing.T) {
 			t.Fatalf("api file left after Close: %v", err)
 		}
 	}
+	// Two connected nodes that exchanged cards and a call, then closed.
+	a := startNode(t, testNode{name: "a", demo: true})
+	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
+	waitFor(t, 20*time.Second, "cards exchanged", func() bool { return a.CardCount() == 2 && b.CardCount() == 2 })
+	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := api(t, b, "POST", "/v1/discover?scope=network", `{"query":"reverse text"}`); code != 200 {
+		t.Fatalf("network discover: %d", code)
+	}
+	if err := errors.Join(b.Close(), a.Close()); err != nil {
+		t.Fatal(err)
+	}
+
 	deadline := time.Now().Add(10 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
