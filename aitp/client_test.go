@@ -300,3 +300,35 @@ func TestPingAndClose(t *testing.T) {
 		t.Fatalf("call after Close: %v", err)
 	}
 }
+
+// TestClientCloseAborts: closing the client aborts its associations; the
+// server cancels the handlers of its calls.
+func TestClientCloseAborts(t *testing.T) {
+	srv, cl, hs, _ := pair(t, nil)
+	entered := make(chan struct{})
+	canceled := make(chan struct{})
+	srv.HandleFunc("wait", func(ctx context.Context, _ aitp.ResponseWriter, _ *aitp.Request) error {
+		close(entered)
+		<-ctx.Done()
+		close(canceled)
+		return ctx.Err()
+	})
+	res := make(chan error, 1)
+	go func() {
+		_, err := cl.Call(ctxT(t), hs.ID(), "wait", nil)
+		res <- err
+	}()
+	<-entered
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-res; !errors.Is(err, aitp.ErrClosed) {
+		t.Fatalf("call on a closed client: %v", err)
+	}
+	select {
+	case <-canceled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler was not canceled by the client's ABORT")
+	}
+	waitFor(t, "the server to drop the stream", func() bool { return srv.Stats().Streams == 0 })
+}
