@@ -20,12 +20,23 @@
 //
 // [New] validates the [Config], loads the identity and card, opens the
 // store and builds every component; when it fails it closes what it built.
-// [Node.Start] stores the own card, starts the index feed, serves the HTTP
-// API, connects to the bootstrap peers, bootstraps the DHT and publishes
-// the card (gossip once the topic has peers, DHT, adp.advertise to
-// directory peers). [Node.Close] shuts down in order — HTTP API,
-// background loops, gossip, DHT, invocation layer, host, store — waits
-// for every goroutine the node started, and is idempotent.
+// [Node.Start] brings the card in line with the configuration (directory
+// skill, demo tools: a signed update), stores it, replays the store into
+// the discovery index and follows its change feed, serves the HTTP API,
+// connects to the bootstrap peers, bootstraps the DHT and announces the
+// card: to every peer identified as speaking AITP (adp.advertise, at
+// once), on the gossip topic (when it has peers, again about 0.5, 1, 2 ...
+// 32 s later while the network forms, then every GossipInterval), in the
+// DHT, and to the directory peers it finds (every minute). [Node.Close]
+// shuts down in order — HTTP API, background loops, gossip, DHT,
+// invocation layer, host, store — waits for every goroutine the node
+// started, and is idempotent.
+//
+// Outbound calls ([Node.Invoke], [Node.InvokeStream]) update the
+// interaction records (calls, failures, latency, last seen) that rank
+// agents by reputation; they are written off the call path. Ratings
+// ([Node.Rate]) are kept per rater. [Node.LookupCard] fetches a missing or
+// stale card again from the DHT, then from its owner.
 //
 // # Directory peers
 //
