@@ -55,7 +55,7 @@ func toAgentCard(c *adp.Card, withCarrier bool) ([]byte, error) {
 	if id, ok := ext["agent_id"]; ok {
 		d["agent_id"] = id
 	} else if c.ID == "" {
-		probs = append(probs, adp.Problem{Path: "/agent_id", Message: "cannot be derived: the card has no id"})
+		probs = append(probs, adp.Problem{Path: "/agent_id", Message: "cannot be derived: the card has no id (sign it with its key first, e.g. adpnode card sign)"})
 	} else if u, err := AgentCardULID(c.ID); err != nil {
 		probs = append(probs, adp.Problem{Path: "/agent_id", Message: "cannot be derived from the card's id: " + err.Error()})
 	} else {
