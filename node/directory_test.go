@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,36 @@ func TestRestartKeepsCards(t *testing.T) {
 	}
 	if r := discoverAPI(t, b2, "local", `{"tags":["test/c"]}`); !r.has(c.AgentID()) {
 		t.Fatalf("restarted node's index lacks c: %v", r.ids())
+	}
+}
+
+// TestStaleCardRefetched: a held card past its freshness is fetched again
+// (from the DHT or its owner) when asked for, and is fresh afterwards.
+func TestStaleCardRefetched(t *testing.T) {
+	a := startNode(t, testNode{name: "a"})
+	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}, cardTTL: 1500 * time.Millisecond}) // the store refreshes an equal card only when that extends it by 1 s or more
+	ctx := context.Background()
+	waitFor(t, 20*time.Second, "b holds a's card", func() bool { return b.CardCount() == 2 })
+	var first time.Time
+	waitFor(t, 20*time.Second, "a's card goes stale on b", func() bool {
+		recs, _ := b.Cards(ctx)
+		for _, r := range recs {
+			if r.Card.ID == a.AgentID() {
+				first = r.ReceivedAt
+				return r.Stale(time.Now())
+			}
+		}
+		return false
+	})
+	rec, err := b.LookupCard(ctx, a.AgentID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.ReceivedAt.After(first) || rec.Stale(time.Now().Add(-100*time.Millisecond)) {
+		t.Fatalf("card not refetched: received %v (first %v), expires %v", rec.ReceivedAt, first, rec.ExpiresAt)
+	}
+	code, body := api(t, b, "GET", "/v1/cards/"+a.AgentID(), "")
+	if code != 200 || !strings.Contains(body, `"stale":false`) {
+		t.Fatalf("GET card: %d %s", code, body)
 	}
 }

@@ -25,6 +25,7 @@ type testNode struct {
 	bootstrap         []string
 	dataDir           string // reuse (restart); empty = fresh
 	noAPI             bool
+	cardTTL           time.Duration // freshness of cards without metadata.ttl
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -51,6 +52,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		DemoAgent:   tn.demo,
 		AgentURL:    tn.agentURL,
 		SmallMemory: true,
+		CardTTL:     tn.cardTTL,
 		Logger:      testLogger(t),
 	}
 	if tn.noAPI {
