@@ -23,7 +23,9 @@ const (
 	MaxAPIBody = 1 << 20
 	// apiReadHeaderTimeout and apiIdleTimeout bound slow clients.
 	apiReadHeaderTimeout = 5 * time.Second
+	apiReadTimeout       = 30 * time.Second // a whole request, body included
 	apiIdleTimeout       = time.Minute
+	apiMaxHeaderBytes    = 64 << 10
 	// apiCallTimeout bounds a request that reaches the network.
 	apiCallTimeout = 30 * time.Second
 )

@@ -317,7 +317,9 @@ func (n *Node) serveAPI() error {
 	srv := &http.Server{
 		Handler:           newAPIHandler(n),
 		ReadHeaderTimeout: apiReadHeaderTimeout,
+		ReadTimeout:       apiReadTimeout,
 		IdleTimeout:       apiIdleTimeout,
+		MaxHeaderBytes:    apiMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(n.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return n.ctx },
 	}
