@@ -63,7 +63,8 @@ func Up(ctx context.Context, dir string, n int, opts ...Option) (*Testnet, error
 		return nil, err
 	}
 	t := &Testnet{dir: abs, cfg: cfg, api: newAPIClient(),
-		m: Manifest{Version: manifestVersion, CreatedAt: time.Now().UTC(), Binary: bin, Env: cfg.env}}
+		m: Manifest{Version: manifestVersion, CreatedAt: time.Now().UTC(), Binary: bin,
+			Env: append(append([]string(nil), DefaultNodeEnv...), cfg.env...)}}
 	if err := t.initNodes(n); err != nil {
 		return nil, err
 	}
