@@ -60,9 +60,37 @@ type pending struct {
 	chunks    [][]byte // streamed reply not yet taken
 	buffered  int
 	err       error
-	done      chan struct{} // closed when finished (buffered calls)
-	woken     bool          // done is closed
+	done      chan struct{} // signalled once when finished (buffered calls)
+	woken     bool          // done was signalled
 	notify    chan struct{} // signalled on every change (streamed calls)
+}
+
+// pendingPool recycles the pending state of buffered calls.
+var pendingPool = sync.Pool{New: func() any { return &pending{done: make(chan struct{}, 1)} }}
+
+func newPending(stream bool) *pending {
+	if stream {
+		return &pending{stream: true, notify: make(chan struct{}, 1)}
+	}
+	return pendingPool.Get().(*pending)
+}
+
+// recycle returns a buffered call's state to the pool once nothing refers
+// to it: finished (so out of the pending map) and not abandoned.
+func (cc *clientConn) recycle(pd *pending) {
+	cc.mu.Lock()
+	ok := pd.finished && !pd.abandoned && !pd.stream
+	cc.mu.Unlock()
+	if !ok {
+		return
+	}
+	done := pd.done
+	select {
+	case <-done:
+	default:
+	}
+	*pd = pending{done: done}
+	pendingPool.Put(pd)
 }
 
 func (pd *pending) result() ([]byte, error) {
@@ -215,12 +243,7 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 	if err := cc.acquire(ctx); err != nil {
 		return nil, err
 	}
-	pd := &pending{stream: stream}
-	if stream {
-		pd.notify = make(chan struct{}, 1)
-	} else {
-		pd.done = make(chan struct{})
-	}
+	pd := newPending(stream)
 	cc.mu.Lock()
 	if cc.dead != nil || cc.closing {
 		err := cc.dead
@@ -363,7 +386,7 @@ func (cc *clientConn) finishLocked(pd *pending) {
 func wakeLocked(pd *pending) {
 	if pd.done != nil && !pd.woken {
 		pd.woken = true
-		close(pd.done)
+		pd.done <- struct{}{} // capacity 1, sent once
 	}
 	if pd.notify != nil {
 		select {

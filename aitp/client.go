@@ -151,12 +151,13 @@ func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []
 		return nil, err
 	}
 	if err := cc.await(ctx, pd.done); err != nil && ctx.Err() != nil {
-		if cc.abandon(pd) {
-			return pd.result()
+		if !cc.abandon(pd) {
+			return nil, ctx.Err()
 		}
-		return nil, ctx.Err()
 	}
-	return pd.result()
+	out, err := pd.result()
+	cc.recycle(pd)
+	return out, err
 }
 
 // start sends a request on p's association, opening one when needed.

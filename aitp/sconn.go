@@ -390,7 +390,15 @@ func (c *serverConn) serve(r *serverReq) {
 		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
 	})
 	r.req = Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
-	r.w = respWriter{c: c, r: r, stream: r.req.StreamReply, max: c.srv.cfg.maxResponseBody}
+	bp := replyPool.Get().(*[]byte)
+	r.w = respWriter{c: c, r: r, stream: r.req.StreamReply, max: c.srv.cfg.maxResponseBody, buf: (*bp)[:0]}
+	defer func() {
+		// finish has copied the reply out; late writes see r.done.
+		if cap(r.w.buf) <= maxPooledReply {
+			*bp = r.w.buf[:0]
+			replyPool.Put(bp)
+		}
+	}()
 	w, req := &r.w, &r.req
 	err := c.call(ctx, r.handler, w, req)
 	timer.Stop()
@@ -398,7 +406,7 @@ func (c *serverConn) serve(r *serverReq) {
 	case ctx.Err() == context.DeadlineExceeded:
 		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded"), nil)
 	case err == nil:
-		c.finish(r, nil, w.buf)
+		c.finish(r, nil, nil) // the buffered reply, read under r.mu
 	default:
 		var e *Error
 		if !errors.As(err, &e) {
@@ -451,6 +459,9 @@ func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
 		return
 	}
 	r.done = true
+	if e == nil && body == nil {
+		body = r.w.buf
+	}
 	// The window counts requests not yet answered: free the slot before
 	// the answer can reach the caller, which may reuse it at once.
 	c.unlist(r)
@@ -480,6 +491,11 @@ func (c *serverConn) unlist(r *serverReq) {
 	c.mu.Unlock()
 }
 
+// replyPool recycles buffered reply bodies up to maxPooledReply octets.
+var replyPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledReply = 64 << 10
+
 // respWriter is the ResponseWriter of one request.
 type respWriter struct {
 	c      *serverConn
@@ -490,18 +506,18 @@ type respWriter struct {
 }
 
 func (w *respWriter) Write(p []byte) (int, error) {
+	r := w.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return 0, fmt.Errorf("%w: call finished", ErrClosed)
+	}
 	if !w.stream {
 		if len(w.buf)+len(p) > w.max {
 			return 0, fmt.Errorf("%w: reply over %d octets", ErrBodyTooLarge, w.max)
 		}
 		w.buf = append(w.buf, p...)
 		return len(p), nil
-	}
-	r := w.r
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done {
-		return 0, fmt.Errorf("%w: call finished", ErrClosed)
 	}
 	max := maxChunk(0, 0)
 	n := 0
