@@ -136,3 +136,14 @@ func convertTestKey(t *testing.T) crypto.PrivKey {
 	}
 	return sk
 }
+
+// TestCardConvertRegistered: the command is reachable as `adpnode card convert`.
+func TestCardConvertRegistered(t *testing.T) {
+	out, _, err := runCLI(t, bridgeTestdata(t, "profile-13.1.json"), "card", "convert", "--from", "profile", "--to", "profile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `"Minimal Agent"`) {
+		t.Fatalf("adpnode card convert printed %q", out)
+	}
+}
