@@ -410,3 +410,26 @@ func TestBodyLimits(t *testing.T) {
 		t.Fatalf("within limits: %d %v", len(got), err)
 	}
 }
+
+// TestLateWrite: a ResponseWriter kept past the handler's return refuses
+// writes instead of corrupting another call's reply.
+func TestLateWrite(t *testing.T) {
+	srv, cl, hs, _ := pair(t, nil)
+	kept := make(chan aitp.ResponseWriter, 1)
+	srv.HandleFunc("keep", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		kept <- w
+		_, err := w.Write([]byte("mine"))
+		return err
+	})
+	srv.HandleFunc("echo", echo)
+	if got, err := cl.Call(ctxT(t), hs.ID(), "keep", nil); err != nil || string(got) != "mine" {
+		t.Fatalf("keep: %q %v", got, err)
+	}
+	w := <-kept
+	if _, err := w.Write([]byte("late")); !errors.Is(err, aitp.ErrClosed) {
+		t.Fatalf("late write: %v", err)
+	}
+	if got, err := cl.Call(ctxT(t), hs.ID(), "echo", []byte("clean")); err != nil || string(got) != "clean" {
+		t.Fatalf("next call: %q %v", got, err)
+	}
+}
