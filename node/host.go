@@ -34,6 +34,10 @@ const (
 
 	// per peer, all protocols.
 	peerStreams = 2048
+
+	// whole node: connections, above the connection manager's high water
+	// mark (libp2p warns when the resource manager allows fewer).
+	systemConns = 1024
 )
 
 // hostLimits returns the fixed resource limits of a node host.
@@ -48,6 +52,9 @@ func hostLimits(raised []protocol.ID) rcmgr.ConcreteLimitConfig {
 			rcmgr.BaseLimit{Streams: invokeStreamsPerPeer, StreamsInbound: invokeStreamsPerPeer / 2, StreamsOutbound: invokeStreamsPerPeer / 2, Memory: invokeMemoryPerPeer},
 			rcmgr.BaseLimitIncrease{})
 	}
+	limits.SystemBaseLimit.Conns = systemConns
+	limits.SystemBaseLimit.ConnsInbound = systemConns / 2
+	limits.SystemBaseLimit.ConnsOutbound = systemConns
 	limits.PeerBaseLimit.Streams = peerStreams
 	limits.PeerBaseLimit.StreamsInbound = peerStreams / 2
 	limits.PeerBaseLimit.StreamsOutbound = peerStreams / 2

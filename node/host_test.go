@@ -19,6 +19,9 @@ func TestHostLimitsRaised(t *testing.T) {
 	if got, base := l.ToPartialLimitConfig().ProtocolPeer[p].StreamsInbound, def.ToPartialLimitConfig().ProtocolPeerDefault.StreamsInbound; got <= base || got < 500 {
 		t.Fatalf("per-peer inbound streams for %s = %v, default %v", p, got, base)
 	}
+	if conns := l.ToPartialLimitConfig().System.Conns; int(conns) < DefaultConnHigh {
+		t.Fatalf("system connection limit %v below the connection manager's high water mark %d", conns, DefaultConnHigh)
+	}
 }
 
 func TestHostTCPAndQUIC(t *testing.T) {
