@@ -18,11 +18,12 @@ import (
 // safe for concurrent use. Close aborts every association and waits for
 // the client's reader goroutines.
 type Client struct {
-	h      host.Host
-	cfg    clientConfig
-	log    *slog.Logger
-	ctx    context.Context
-	cancel context.CancelFunc
+	h       host.Host
+	cfg     clientConfig
+	log     *slog.Logger
+	metrics *clientMetrics
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	mu       sync.Mutex
 	conns    map[peer.ID]*clientConn
@@ -53,6 +54,7 @@ func NewClient(h host.Host, opts ...ClientOption) *Client {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Client{
 		h: h, cfg: cfg, log: cfg.log, ctx: ctx, cancel: cancel,
+		metrics:  newClientMetrics(cfg.reg),
 		conns:    make(map[peer.ID]*clientConn),
 		dialing:  make(map[peer.ID]*dial),
 		breakers: make(map[peer.ID]*breaker),
@@ -134,14 +136,17 @@ func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte
 	b := c.breaker(p)
 	probe, err := b.allow(c.cfg.now(), c.cfg.breakerCooldown)
 	if err != nil {
+		c.metrics.called(err)
 		return nil, err
 	}
 	out, err := c.callOnce(ctx, p, method, body)
 	if err != nil && cfg.idempotent && errors.Is(err, ErrConnLost) && ctx.Err() == nil {
 		c.log.Debug("aitp: retrying idempotent call", "peer", p, "method", method, "err", err)
+		c.metrics.retried()
 		out, err = c.callOnce(ctx, p, method, body)
 	}
 	b.record(classify(err), probe, c.cfg.now(), c.cfg.breakerFailures)
+	c.metrics.called(err)
 	return out, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/aitp"
 )
@@ -214,4 +215,44 @@ func TestPeerStopsReading(t *testing.T) {
 		t.Fatal("the handler is still blocked writing")
 	}
 	waitFor(t, "the stream to be dropped", func() bool { return srv.Stats().Streams == 0 })
+}
+
+func TestMetrics(t *testing.T) {
+	sreg, creg := prometheus.NewRegistry(), prometheus.NewRegistry()
+	srv, cl, hs, _ := pair(t, []aitp.ServerOption{aitp.WithServerRegisterer(sreg)}, aitp.WithClientRegisterer(creg))
+	srv.HandleFunc("echo", echo)
+	for range 3 {
+		if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Call(ctxT(t), hs.ID(), "missing", nil)
+	count := func(reg *prometheus.Registry, name, label, value string) float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() != name {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == label && l.GetValue() == value {
+						return m.GetCounter().GetValue()
+					}
+				}
+			}
+		}
+		return -1
+	}
+	if n := count(sreg, "aitp_server_requests_total", "status", "OK"); n != 3 {
+		t.Fatalf("server OK count %v", n)
+	}
+	if n := count(sreg, "aitp_server_requests_total", "status", "NOT_FOUND"); n != 1 {
+		t.Fatalf("server NOT_FOUND count %v", n)
+	}
+	if n := count(creg, "aitp_client_calls_total", "outcome", "OK"); n != 3 {
+		t.Fatalf("client OK count %v", n)
+	}
 }

@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 type serverConfig struct {
 	log             *slog.Logger
+	reg             prometheus.Registerer
 	authorize       func(ctx context.Context, remote peer.ID, method string) error
 	window          int
 	maxPeerInflight int
@@ -51,6 +53,15 @@ func WithServerLogger(l *slog.Logger) ServerOption {
 			return fmt.Errorf("aitp: nil logger")
 		}
 		c.log = l
+		return nil
+	}
+}
+
+// WithServerRegisterer registers the server's metrics (aitp_server_*) on
+// reg. Without it nothing is registered.
+func WithServerRegisterer(reg prometheus.Registerer) ServerOption {
+	return func(c *serverConfig) error {
+		c.reg = reg
 		return nil
 	}
 }
@@ -166,6 +177,7 @@ func WithLocalAddress(addr string) ServerOption {
 
 type clientConfig struct {
 	log             *slog.Logger
+	reg             prometheus.Registerer
 	now             func() time.Time
 	maxResponseBody int
 	maxRequestBody  int
@@ -202,6 +214,12 @@ func WithClientLogger(l *slog.Logger) ClientOption {
 			c.log = l
 		}
 	}
+}
+
+// WithClientRegisterer registers the client's metrics (aitp_client_*) on
+// reg. Without it nothing is registered.
+func WithClientRegisterer(reg prometheus.Registerer) ClientOption {
+	return func(c *clientConfig) { c.reg = reg }
 }
 
 // WithClock injects the clock the circuit breaker uses.

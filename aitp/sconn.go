@@ -180,6 +180,7 @@ func firstByte(b []byte) int {
 // reply sends a final error RESPONSE for a request that never reached a
 // handler.
 func (c *serverConn) reply(id uint32, e *Error) {
+	c.srv.metrics.answered(e.Status)
 	c.w.write(nil, &Segment{Type: TypeResponse, Flags: FlagFin, Status: e.Status,
 		Association: c.assocID(), RequestID: id, Body: e.body()})
 }
@@ -469,6 +470,7 @@ func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
 	if e != nil {
 		st, body = e.Status, e.body()
 	}
+	c.srv.metrics.answered(st)
 	max := maxChunk(0, 0)
 	for len(body) > max {
 		if c.w.write(nil, &Segment{Type: TypeStream, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body[:max]}) != nil {

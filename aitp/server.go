@@ -54,6 +54,7 @@ type Server struct {
 	h        host.Host
 	cfg      serverConfig
 	log      *slog.Logger
+	metrics  *serverMetrics
 	ctx      context.Context
 	cancel   context.CancelFunc
 	handlers atomic.Pointer[map[string]Handler]
@@ -125,9 +126,15 @@ func NewServer(h host.Host, opts ...ServerOption) (*Server, error) {
 		connGone:    make(chan struct{}, 1),
 		idleWorkers: make(chan func()),
 	}
+	m, err := newServerMetrics(cfg.reg, s)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("aitp: register metrics: %w", err)
+	}
+	s.metrics = m
 	s.window.Store(int32(cfg.window))
-	m := map[string]Handler{}
-	s.handlers.Store(&m)
+	handlers := map[string]Handler{}
+	s.handlers.Store(&handlers)
 	h.SetStreamHandler(protocol.ID(ProtocolID), s.handleStream)
 	return s, nil
 }
