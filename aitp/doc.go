@@ -52,5 +52,11 @@
 // frames written concurrently on a stream are coalesced into one write.
 // BenchmarkCall compares Call with a raw libp2p stream echo.
 //
+// # Metrics
+//
+// WithServerRegisterer and WithClientRegisterer register aitp_server_* and
+// aitp_client_* collectors on a prometheus.Registerer (one server and one
+// client per registerer); without them nothing is registered.
+//
 // Server and Client are safe for concurrent use.
 package aitp

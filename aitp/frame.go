@@ -190,8 +190,10 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, MaxMessageSize); ret
 const readBufSize = 8 << 10
 
 // streamMemory is what a stream reserves from its resource scope: the
-// message buffer, the buffered reader and the write queue with its spare.
-const streamMemory = MaxMessageSize + readBufSize + 2*(maxPendingWrite+MaxMessageSize)
+// message buffer, the buffered reader and one message of write queue. The
+// write queue may grow to maxPendingWrite under bursts; reserving that for
+// every idle stream would starve the resource manager's limits.
+const streamMemory = 2*MaxMessageSize + readBufSize
 
 // parseDeadline returns the deadline option's milliseconds (0 when absent)
 // and whether an unknown must-understand option was present.
