@@ -162,8 +162,8 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request) {
 	case in.Method == "":
 		writeAPIError(w, badRequest("/method", "required"))
 		return
-	case len(in.Method) > aitp.MaxMethodLen:
-		writeAPIError(w, badRequest("/method", "longer than %d octets", aitp.MaxMethodLen))
+	case !aitp.ValidMethod(in.Method):
+		writeAPIError(w, badRequest("/method", "must be 1 to %d octets of UTF-8 without spaces or control characters", aitp.MaxMethodLen))
 		return
 	case in.TimeoutMS < 0 || in.TimeoutMS > int(10*time.Minute/time.Millisecond):
 		writeAPIError(w, badRequest("/timeout_ms", "must be 0 to 600000"))

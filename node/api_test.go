@@ -114,6 +114,7 @@ func TestAPI(t *testing.T) {
 			{"POST", "/v1/ratings", `{"agent":"x","stars":3,"extra":1}`, 400, "/extra"},
 			{"POST", "/v1/ratings", `{"stars":3}`, 400, "/agent"},
 			{"POST", "/v1/invoke", `{"agent":"x"}`, 400, "/method"},
+			{"POST", "/v1/invoke", `{"agent":"x","method":"two words"}`, 400, "/method"},
 			{"POST", "/v1/invoke", `{"agent":"x","method":"m"} trailing`, 400, ""},
 			{"POST", "/v1/describe", `[1,2]`, 400, ""},
 			{"POST", "/v1/discover", `{"limit":1000}`, 400, "/limit"},

@@ -40,6 +40,19 @@ func TestInit(t *testing.T) {
 	if _, err := node.Init(t.TempDir(), node.InitOptions{Name: "x", Skills: []string{"Bad Tag!"}}); err == nil {
 		t.Fatal("Init accepted an invalid skill")
 	}
+	// A tool name that cannot be an AITP method is not served, and does not
+	// stop the node.
+	weird := t.TempDir()
+	if _, err := node.Init(weird, node.InitOptions{Name: "weird", Tools: []adp.Tool{{Name: "two words"}}}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := node.New(node.Config{DataDir: weird, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, SmallMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestNewNeedsInit(t *testing.T) {

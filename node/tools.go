@@ -15,6 +15,10 @@ func (n *Node) registerTools(c *adp.Card) {
 	n.mu.Lock()
 	var fresh []string
 	for _, t := range c.Tools {
+		if !aitp.ValidMethod(t.Name) {
+			n.log.Warn("tool name cannot be an AITP method (spaces or control characters); not served", "method", t.Name)
+			continue
+		}
 		if !n.tools[t.Name] && !isADPMethod(t.Name) {
 			n.tools[t.Name] = true
 			fresh = append(fresh, t.Name)
