@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +65,20 @@ func viewRecord(rec *store.Record, now time.Time) cardView {
 	return v
 }
 
+// maxListCards bounds one page of GET /v1/cards.
+const maxListCards = 10000
+
 func (a *api) listCards(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit", maxListCards, 1, maxListCards)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	offset, err := queryInt(r, "offset", 0, 0, 1<<31-1)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
 	recs, err := a.n.Cards(r.Context())
 	if err != nil {
 		writeAPIError(w, err)
@@ -72,13 +86,26 @@ func (a *api) listCards(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	out := struct {
-		Count int        `json:"count"`
-		Cards []cardView `json:"cards"`
-	}{Count: len(recs), Cards: make([]cardView, 0, len(recs))}
-	for _, rec := range recs {
-		out.Cards = append(out.Cards, viewRecord(rec, now))
+		Count int        `json:"count"` // all held cards
+		Cards []cardView `json:"cards"` // this page, in agent id order
+	}{Count: len(recs), Cards: []cardView{}}
+	for i := offset; i < len(recs) && len(out.Cards) < limit; i++ {
+		out.Cards = append(out.Cards, viewRecord(recs[i], now))
 	}
 	writeAPIJSON(w, http.StatusOK, out)
+}
+
+// queryInt reads an integer query parameter in [lo, hi], def when absent.
+func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < lo || v > hi {
+		return 0, badRequest("", "query parameter %s must be an integer from %d to %d", name, lo, hi)
+	}
+	return v, nil
 }
 
 func (a *api) getCardByID(w http.ResponseWriter, r *http.Request) {

@@ -94,6 +94,12 @@ func TestAPI(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &out); err != nil || code != 200 || out.Count != 1 || out.Cards[0].ID != n.AgentID() || out.Cards[0].Source != "self" {
 			t.Fatalf("cards %d %s", code, body)
 		}
+		if code, _ := api(t, n, "GET", "/v1/cards?offset=1", ""); code != 200 {
+			t.Fatalf("offset: %d", code)
+		}
+		if code, body := api(t, n, "GET", "/v1/cards?limit=0", ""); code != 400 {
+			t.Fatalf("limit 0: %d %s", code, body)
+		}
 		code, _ = api(t, n, "GET", "/v1/cards/"+n.AgentID(), "")
 		if code != 200 {
 			t.Fatalf("own card by id: %d", code)
