@@ -3,6 +3,7 @@ package testnet
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/adpnode/adpnode/node"
@@ -120,7 +121,15 @@ func WithProgress(f func(Progress)) Option {
 // WithEnv adds KEY=VALUE pairs to every node process's environment, for
 // example GOMEMLIMIT or GOGC. Up only.
 func WithEnv(kv ...string) Option {
-	return func(c *config) error { c.env = append(c.env, kv...); return nil }
+	return func(c *config) error {
+		for _, x := range kv {
+			if k, _, ok := strings.Cut(x, "="); !ok || k == "" {
+				return fmt.Errorf("%w: environment entry %q is not KEY=VALUE", ErrBadConfig, x)
+			}
+		}
+		c.env = append(c.env, kv...)
+		return nil
+	}
 }
 
 // WithNodeArgs adds arguments to every `adpnode run` command line. Up only.

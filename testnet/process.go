@@ -26,7 +26,7 @@ func launch(bin string, args, env []string, logPath string) (int, error) {
 	}
 	defer logf.Close()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(inheritedEnv(), env...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -39,6 +39,20 @@ func launch(bin string, args, env []string, logPath string) (int, error) {
 	// alive (see reap).
 	_ = cmd.Process.Release()
 	return pid, nil
+}
+
+// inheritedEnv is this process's environment without ADPNODE_* variables:
+// a node of the testnet is configured by its command line and the
+// testnet's own variables, never by a configuration the user's shell
+// holds for some other node (ADPNODE_CONFIG, ADPNODE_AGENT_URL...).
+func inheritedEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ADPNODE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // alive reports whether pid is a running process (not a zombie) whose

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -225,5 +226,46 @@ func TestReadAPIFileAcceptsLoopbackOnly(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, apiFileName), []byte("http://evil.example:80\n"), 0o600)
 	if got := readAPIFile(dir); got != "" {
 		t.Errorf("non-loopback API accepted: %q", got)
+	}
+}
+
+func TestNodesDoNotInheritADPNODEVariables(t *testing.T) {
+	t.Setenv("ADPNODE_CONFIG", "/somewhere/else.json")
+	t.Setenv("TESTNET_KEEP_ME", "1")
+	env := inheritedEnv()
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "ADPNODE_") {
+			t.Errorf("inherited %s", kv)
+		}
+	}
+	if !slices.Contains(env, "TESTNET_KEEP_ME=1") {
+		t.Error("an unrelated variable was dropped")
+	}
+}
+
+func TestInstallBinaryCopiesTheExecutable(t *testing.T) {
+	exe, err := openExecutable("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	st, err := exe.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	dst, err := installBinary(exe, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.Stat(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Size() != st.Size() || got.Mode().Perm()&0o100 == 0 {
+		t.Errorf("copy is %d bytes, mode %v; want %d bytes, executable", got.Size(), got.Mode(), st.Size())
+	}
+	if _, err := openExecutable(filepath.Join(dir, "missing")); err == nil {
+		t.Error("opening a missing executable succeeded")
 	}
 }

@@ -52,13 +52,20 @@ func Up(ctx context.Context, dir string, n int, opts ...Option) (*Testnet, error
 	if old, err := Open(abs); err == nil && old.Running() {
 		return nil, fmt.Errorf("%w: %s (run `adpnode testnet down --dir %s` first)", ErrRunning, abs, dir)
 	}
+	// Open the executable before clearing the directory: it may be the
+	// copy in DIR/bin that the clearing removes.
+	exe, err := openExecutable(cfg.binary)
+	if err != nil {
+		return nil, err
+	}
+	defer exe.Close()
 	if err := clearDir(abs); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(abs, BinDir), 0o755); err != nil {
 		return nil, fmt.Errorf("testnet: %w", err)
 	}
-	bin, err := installBinary(cfg.binary, filepath.Join(abs, BinDir))
+	bin, err := installBinary(exe, filepath.Join(abs, BinDir))
 	if err != nil {
 		return nil, err
 	}
@@ -78,20 +85,32 @@ func Up(ctx context.Context, dir string, n int, opts ...Option) (*Testnet, error
 	return t, nil
 }
 
-// installBinary copies src (default: the running executable) into binDir.
-func installBinary(src, binDir string) (string, error) {
-	if src == "" {
-		exe, err := os.Executable()
+// openExecutable opens path, or the running executable when path is "".
+func openExecutable(path string) (*os.File, error) {
+	if path != "" {
+		f, err := os.Open(path)
 		if err != nil {
-			return "", fmt.Errorf("testnet: find own executable: %w", err)
+			return nil, fmt.Errorf("testnet: %w", err)
 		}
-		src = exe
+		return f, nil
 	}
-	in, err := os.Open(src)
-	if err != nil {
-		return "", fmt.Errorf("testnet: %w", err)
+	exe, err := os.Executable()
+	if err == nil {
+		if f, err := os.Open(exe); err == nil {
+			return f, nil
+		}
 	}
-	defer in.Close()
+	// The executable may have been removed since it started (a previous
+	// testnet's DIR/bin/adpnode): Linux still serves it here.
+	f, perr := os.Open("/proc/self/exe")
+	if perr != nil {
+		return nil, fmt.Errorf("testnet: open own executable: %w", errors.Join(err, perr))
+	}
+	return f, nil
+}
+
+// installBinary copies the executable in into binDir.
+func installBinary(in *os.File, binDir string) (string, error) {
 	dst := filepath.Join(binDir, "adpnode")
 	tmp := dst + ".tmp"
 	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
@@ -107,7 +126,7 @@ func installBinary(src, binDir string) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("testnet: install %s: %w", src, err)
+		return "", fmt.Errorf("testnet: install %s: %w", in.Name(), err)
 	}
 	return dst, nil
 }

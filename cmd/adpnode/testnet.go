@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -309,7 +310,7 @@ func newTestnetDiscoverCmd(dir *string) *cobra.Command {
 			req := &adp.DiscoverRequest{Tags: tags, Query: query, Limit: limit, IncludeEvidence: evidence}
 			path := "/v1/discover"
 			if scope != "" {
-				path += "?scope=" + scope
+				path += "?scope=" + url.QueryEscape(scope)
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {

@@ -50,6 +50,7 @@ func TestTestnetUpRejectsBadCounts(t *testing.T) {
 		{"up", "--dir", dir, "-n", "3", "--directories", "3"},
 		{"up", "--dir", dir, "-n", "1000"},
 		{"up", "--dir", dir, "-n", "2", "--timeout", "0s"},
+		{"up", "--dir", dir, "-n", "2", "--node-env", "GOGC"},
 	} {
 		if _, err := runTestnetCmd(t, args...); !errors.Is(err, testnet.ErrBadConfig) {
 			t.Errorf("%v: %v, want ErrBadConfig", args, err)
