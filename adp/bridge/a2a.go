@@ -118,6 +118,14 @@ func toA2A(c *adp.Card, withCarrier bool) ([]byte, error) {
 	d["capabilities"] = caps
 
 	extSkills := rawMap(ext["skills"])
+	byTag := map[string][]string{} // example texts by tag, for the skills
+	for _, e := range c.Examples {
+		for i, tag := range e.Tags {
+			if !slices.Contains(e.Tags[:i], tag) {
+				byTag[tag] = append(byTag[tag], e.Text)
+			}
+		}
+	}
 	skills := make([]doc, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		tags := c.Skills
@@ -125,13 +133,7 @@ func toA2A(c *adp.Card, withCarrier bool) ([]byte, error) {
 			tags = []string{}
 		}
 		s := doc{"id": t.Name, "name": t.Name, "description": t.Description, "tags": tags}
-		var examples []string
-		for _, e := range c.Examples {
-			if slices.Contains(e.Tags, t.Name) {
-				examples = append(examples, e.Text)
-			}
-		}
-		if examples != nil {
+		if examples := byTag[t.Name]; examples != nil {
 			s["examples"] = examples
 		}
 		for k, v := range rawMap(extSkills[t.Name]) {
@@ -186,13 +188,13 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 	card.setStr("version", o.str("version", false))
 
 	var endpoints []doc
+	seenEndpoint := map[[2]string]bool{}
 	addEndpoint := func(uri, transport string, extra map[string]json.RawMessage) {
 		proto := strings.ToLower(transport)
-		for _, e := range endpoints {
-			if e["uri"] == uri && e["protocol"] == proto {
-				return
-			}
+		if seenEndpoint[[2]string{uri, proto}] {
+			return
 		}
+		seenEndpoint[[2]string{uri, proto}] = true
 		e := doc{"protocol": proto, "uri": uri}
 		e.merge(extra)
 		endpoints = append(endpoints, e)
@@ -248,7 +250,7 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 		}
 	}
 
-	var tags []string
+	var tags tagSet
 	var examples []doc
 	extSkills := map[string]json.RawMessage{}
 	if raws := o.arr("skills"); raws != nil {
@@ -272,9 +274,7 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 			t.setStr("description", so.str("description", false))
 			tools = append(tools, t)
 			for _, tag := range so.strs("tags") {
-				if tag = importTag(tag); tag != "" && !slices.Contains(tags, tag) {
-					tags = append(tags, tag)
-				}
+				tags.add(tag)
 			}
 			for j, text := range so.strs("examples") {
 				e := doc{"id": fmt.Sprintf("%s#%d", id, j+1), "text": text}
@@ -299,8 +299,8 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 			card["tools"] = tools
 		}
 	}
-	if tags != nil {
-		card["skills"] = tags
+	if tags.list != nil {
+		card["skills"] = tags.list
 	}
 	if examples != nil {
 		card["examples"] = examples

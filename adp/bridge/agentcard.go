@@ -247,7 +247,7 @@ func fromAgentCard(data []byte, prune bool) (*adp.Card, error) {
 	card.setStr("name", o.str("name", true))
 	card.setStr("version", o.str("version", true))
 
-	var tags []string
+	var tags tagSet
 	extCaps := map[string]json.RawMessage{}
 	raws := o.arr("capabilities")
 	tools := make([]doc, 0, len(raws))
@@ -269,9 +269,7 @@ func fromAgentCard(data []byte, prune bool) (*adp.Card, error) {
 			t["output_schema"] = s
 		}
 		for _, tag := range co.strs("tags") {
-			if tag = importTag(tag); tag != "" && !slices.Contains(tags, tag) {
-				tags = append(tags, tag)
-			}
+			tags.add(tag)
 		}
 		rest := co.rest()
 		if !co.has("tags") {
@@ -286,8 +284,8 @@ func fromAgentCard(data []byte, prune bool) (*adp.Card, error) {
 		tools = append(tools, t)
 	}
 	card["tools"] = tools
-	if tags != nil {
-		card["skills"] = tags
+	if tags.list != nil {
+		card["skills"] = tags.list
 	}
 	if len(extCaps) > 0 {
 		ext["capabilities"], _ = marshal(extCaps)

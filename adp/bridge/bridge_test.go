@@ -260,3 +260,36 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestRepetitiveInput: a document that repeats one interface and one tag
+// tens of thousands of times (within MaxDocSize) imports to one endpoint and
+// one skill; deduplication is linear, so this stays fast.
+func TestRepetitiveInput(t *testing.T) {
+	const n = 15000
+	var b strings.Builder
+	b.WriteString(`{"name":"rep","url":"https://h/a","additionalInterfaces":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"url":"https://h/a","transport":"JSONRPC"}`)
+	}
+	b.WriteString(`],"skills":[{"id":"s","description":"d","tags":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"Same Tag"`)
+	}
+	b.WriteString(`]}]}`)
+	if b.Len() > bridge.MaxDocSize {
+		t.Fatalf("test document is %d octets, over MaxDocSize", b.Len())
+	}
+	c, err := bridge.FromA2A([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Endpoints) != 1 || len(c.Skills) != 1 || c.Skills[0] != "same-tag" {
+		t.Fatalf("endpoints %d, skills %q", len(c.Endpoints), c.Skills)
+	}
+}

@@ -107,14 +107,19 @@ func mergeTools(card doc, raw json.RawMessage) {
 		card["tools"] = []doc{}
 		return
 	}
+	byName := make(map[string]map[string]json.RawMessage, len(carried))
+	for _, ct := range carried {
+		var cn string
+		if json.Unmarshal(ct["name"], &cn) == nil {
+			if _, dup := byName[cn]; !dup {
+				byName[cn] = ct
+			}
+		}
+	}
 	for _, t := range derived {
 		name, _ := t["name"].(string)
-		for _, ct := range carried {
-			var cn string
-			if json.Unmarshal(ct["name"], &cn) == nil && cn == name {
-				t.merge(ct)
-				break
-			}
+		if ct, ok := byName[name]; ok {
+			t.merge(ct)
 		}
 	}
 }
@@ -232,20 +237,27 @@ func pruneByName(ext map[string]json.RawMessage, key string, proj json.RawMessag
 	}
 	var items []map[string]json.RawMessage
 	_ = json.Unmarshal(proj, &items)
-	for name := range kept {
-		for _, it := range items {
-			var id string
-			if json.Unmarshal(it[idKey], &id) == nil && id == name {
-				one := map[string]json.RawMessage{"x": kept[name]}
-				b, _ := marshal(it)
-				pruneNested(one, "x", b)
-				if v, ok := one["x"]; ok {
-					kept[name] = v
-				} else {
-					delete(kept, name)
-				}
-				break
+	byID := make(map[string]map[string]json.RawMessage, len(items))
+	for _, it := range items {
+		var id string
+		if json.Unmarshal(it[idKey], &id) == nil {
+			if _, dup := byID[id]; !dup {
+				byID[id] = it
 			}
+		}
+	}
+	for name := range kept {
+		it, ok := byID[name]
+		if !ok {
+			continue
+		}
+		one := map[string]json.RawMessage{"x": kept[name]}
+		b, _ := marshal(it)
+		pruneNested(one, "x", b)
+		if v, ok := one["x"]; ok {
+			kept[name] = v
+		} else {
+			delete(kept, name)
 		}
 	}
 	if len(kept) == 0 {
@@ -311,16 +323,25 @@ func trimTools(carrier map[string]json.RawMessage, derivedRaw json.RawMessage) {
 		}
 		return
 	}
+	byName := make(map[string]map[string]json.RawMessage, len(derived))
+	for _, dt := range derived {
+		var n string
+		if json.Unmarshal(dt["name"], &n) == nil {
+			if _, dup := byName[n]; !dup {
+				byName[n] = dt
+			}
+		}
+	}
 	var keep []map[string]json.RawMessage
 	for _, ct := range carried {
-		for _, dt := range derived {
-			if sameJSON(ct["name"], dt["name"]) {
+		var n string
+		if json.Unmarshal(ct["name"], &n) == nil {
+			if dt, ok := byName[n]; ok {
 				for k, v := range ct {
 					if k != "name" && sameJSON(v, dt[k]) {
 						delete(ct, k)
 					}
 				}
-				break
 			}
 		}
 		if len(ct) > 1 {

@@ -323,3 +323,22 @@ func cardMap(c *adp.Card) (map[string]json.RawMessage, error) {
 	}
 	return m, nil
 }
+
+// tagSet collects distinct tags in first-seen order in linear time (a
+// hostile document may repeat one tag many thousands of times).
+type tagSet struct {
+	list []string
+	seen map[string]bool
+}
+
+// add imports tag (see importTag) and appends it unless seen or dropped.
+func (s *tagSet) add(tag string) {
+	if tag = importTag(tag); tag == "" || s.seen[tag] {
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[tag] = true
+	s.list = append(s.list, tag)
+}

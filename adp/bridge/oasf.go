@@ -260,13 +260,11 @@ func fromOASF(data []byte, prune bool) (*adp.Card, error) {
 // splitSkills splits an OASF skills label: comma-separated tags, spaces
 // around them ignored, tags outside the ADP syntax normalized or dropped.
 func splitSkills(label string) []string {
-	var tags []string
+	var tags tagSet
 	for _, t := range strings.Split(label, ",") {
-		if t = importTag(strings.TrimSpace(t)); t != "" && !slices.Contains(tags, t) {
-			tags = append(tags, t)
-		}
+		tags.add(strings.TrimSpace(t))
 	}
-	return tags
+	return tags.list
 }
 
 // unquote decodes a JSON string, "" for anything else.

@@ -172,11 +172,13 @@ func fromProfile(data []byte, prune bool) (*adp.Card, error) {
 		ext["status"], _ = marshal(st)
 	}
 	if tags := o.strs("tags"); tags != nil {
-		skills := []string{}
+		var set tagSet
 		for _, t := range tags {
-			if t2 := importTag(t); t2 != "" && !slices.Contains(skills, t2) {
-				skills = append(skills, t2)
-			}
+			set.add(t)
+		}
+		skills := set.list
+		if skills == nil {
+			skills = []string{}
 		}
 		card["skills"] = skills
 		if !slices.Equal(skills, tags) {
