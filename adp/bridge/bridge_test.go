@@ -261,35 +261,37 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// TestRepetitiveInput: a document that repeats one interface and one tag
-// tens of thousands of times (within MaxDocSize) imports to one endpoint and
-// one skill; deduplication is linear, so this stays fast.
+// TestRepetitiveInput: documents that repeat one entry many thousands of
+// times (within MaxDocSize) are handled in linear time: repeated interfaces
+// collapse into one endpoint, and repeated tags, which the import must keep
+// as written in extensions["a2a"], make a card over adp.MaxCardSize, which
+// is refused.
 func TestRepetitiveInput(t *testing.T) {
 	const n = 15000
-	var b strings.Builder
-	b.WriteString(`{"name":"rep","url":"https://h/a","additionalInterfaces":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
+	repeat := func(prefix, item, suffix string) []byte {
+		var b strings.Builder
+		b.WriteString(prefix)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(item)
 		}
-		b.WriteString(`{"url":"https://h/a","transport":"JSONRPC"}`)
-	}
-	b.WriteString(`],"skills":[{"id":"s","description":"d","tags":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
+		b.WriteString(suffix)
+		if b.Len() > bridge.MaxDocSize {
+			t.Fatalf("test document is %d octets, over MaxDocSize", b.Len())
 		}
-		b.WriteString(`"Same Tag"`)
+		return []byte(b.String())
 	}
-	b.WriteString(`]}]}`)
-	if b.Len() > bridge.MaxDocSize {
-		t.Fatalf("test document is %d octets, over MaxDocSize", b.Len())
-	}
-	c, err := bridge.FromA2A([]byte(b.String()))
+	c, err := bridge.FromA2A(repeat(`{"name":"rep","url":"https://h/a","additionalInterfaces":[`, `{"url":"https://h/a","transport":"JSONRPC"}`, `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Endpoints) != 1 || len(c.Skills) != 1 || c.Skills[0] != "same-tag" {
-		t.Fatalf("endpoints %d, skills %q", len(c.Endpoints), c.Skills)
+	if len(c.Endpoints) != 1 {
+		t.Fatalf("%d endpoints, want 1", len(c.Endpoints))
+	}
+	_, err = bridge.FromA2A(repeat(`{"name":"rep","skills":[{"id":"s","description":"d","tags":[`, `"Same Tag"`, `]}]}`))
+	if !errors.Is(err, adp.ErrTooLarge) {
+		t.Fatalf("15000 kept tags: %v, want ErrTooLarge", err)
 	}
 }
