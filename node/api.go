@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -91,6 +92,10 @@ func guard(next http.Handler, log *slog.Logger) http.Handler {
 			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "cross-site requests are refused"})
 			return
 		}
+		if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
+			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "requests from web pages are refused"})
+			return
+		}
 		if r.Method == http.MethodPost || r.Method == http.MethodPut {
 			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 				writeAPIError(w, &apiError{status: http.StatusUnsupportedMediaType, Code: codeInvalidRequest, Message: "Content-Type must be application/json"})
@@ -102,6 +107,13 @@ func guard(next http.Handler, log *slog.Logger) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// loopbackOrigin reports whether an Origin header names a page served
+// from this machine.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackName(u.Hostname())
 }
 
 // Discovery scopes (POST /v1/discover?scope=...).

@@ -169,6 +169,15 @@ func TestAPI(t *testing.T) {
 		if code, _ := do(func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }); code != 403 {
 			t.Errorf("cross-site request: %d", code)
 		}
+		if code, _ := do(func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }); code != 403 {
+			t.Errorf("foreign Origin: %d", code)
+		}
+		if code, _ := do(func(r *http.Request) { r.Header.Set("Origin", "null") }); code != 403 {
+			t.Errorf("null Origin: %d", code)
+		}
+		if code, body := do(func(r *http.Request) { r.Header.Set("Origin", "http://localhost:3000") }); code == 403 {
+			t.Errorf("loopback Origin refused: %s", body)
+		}
 		if code, _ := do(func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }); code != 415 {
 			t.Errorf("text/plain body: %d", code)
 		}

@@ -127,6 +127,14 @@ func TestThreeNodes(t *testing.T) {
 	if e := decodeError(t, body); code != 404 || e.Code != "not_found" {
 		t.Fatalf("tool not on card: %d %+v", code, e)
 	}
+	// A tool on the card with no agent behind it: NOT_FOUND too.
+	if err := boot.UpdateCard(context.Background(), func(c *adp.Card) { c.Tools = []adp.Tool{{Name: "ghost"}} }); err != nil {
+		t.Fatal(err)
+	}
+	code, body = api(t, tr, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"ghost"}`, boot.AgentID()))
+	if e := decodeError(t, body); code != 404 || !strings.Contains(e.Message, "no agent serves") {
+		t.Fatalf("tool without an agent: %d %+v", code, e)
+	}
 	// A bad request to the demo agent keeps its JSON path.
 	code, body = api(t, boot, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"wordcount","body":{}}`, demo.AgentID()))
 	if e := decodeError(t, body); code != 400 || e.Path != "/text" {
