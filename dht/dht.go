@@ -34,6 +34,7 @@ type DHT struct {
 	cards  map[peer.ID]*adp.Card // remembered for republishing
 	closed bool
 
+	memo     *memoValidator      // the validator kad-dht runs
 	incoming chan incomingRecord // nil without an OnCard sink
 
 	puts, republished, republishFailed, gets, getMisses atomic.Uint64
@@ -78,12 +79,13 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 			return nil, err
 		}
 	}
+	memo := newMemoValidator(memoSize)
 	// Only the adpcard namespace: with a prefix other than the public
 	// /ipfs one, kad-dht v0.42 requires neither the pk nor the ipns
 	// validator, and a node has no use for foreign records.
 	kopts := []kaddht.Option{
 		kaddht.ProtocolPrefix(ProtocolPrefix),
-		kaddht.Validator(record.NamespacedValidator{Namespace: Validator{}}),
+		kaddht.Validator(record.NamespacedValidator{Namespace: memo}),
 		kaddht.Mode(kadMode(cfg.mode)),
 	}
 	if len(cfg.bootstrap) > 0 {
@@ -96,6 +98,7 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 		ctx:    ctx,
 		cancel: cancel,
 		cards:  make(map[peer.ID]*adp.Card),
+		memo:   memo,
 	}
 	if cfg.onCard != nil {
 		d.incoming = make(chan incomingRecord, IncomingQueue)
@@ -273,7 +276,7 @@ func (d *DHT) GetCard(ctx context.Context, agentID string, opts ...GetOption) (*
 		}
 		return nil, fmt.Errorf("dht: get card of %s: %w", p, err)
 	}
-	c, err := validate(key, raw)
+	c, err := d.memo.validate(key, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,14 @@ func newCluster(t testing.TB, n int, tr p2pnet.Transport, opts ...dht.Option) *c
 		c.sinks = append(c.sinks, s)
 	}
 	c.bootstrap(t, ctx, c.dhts[1:]...)
+	waitFor(t, 10*time.Second, "every routing table has a peer", func() bool {
+		for _, d := range c.dhts {
+			if d.RoutingTableSize() == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	return c
 }
 

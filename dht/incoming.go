@@ -47,7 +47,7 @@ func (d *DHT) incomingLoop() {
 		case <-d.ctx.Done():
 			return
 		case r := <-d.incoming:
-			c, err := validate(r.key, r.value)
+			c, err := d.memo.validate(r.key, r.value)
 			if err != nil {
 				d.incomingInvalid.Add(1)
 				d.cfg.log.Debug("invalid card put", "peer", r.from, "err", err)

@@ -86,6 +86,12 @@ func validate(key string, value []byte) (*adp.Card, error) {
 // their order (equal values aside, where the first is returned). It fails
 // with ErrNoValidValue when no value is valid.
 func (Validator) Select(key string, values [][]byte) (int, error) {
+	return selectBest(key, values, validate)
+}
+
+// selectBest is Select over a validation function (validate, or its
+// memoized form).
+func selectBest(key string, values [][]byte, validate func(string, []byte) (*adp.Card, error)) (int, error) {
 	best := -1
 	var bestCard *adp.Card
 	for i, v := range values {
