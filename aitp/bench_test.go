@@ -11,8 +11,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
-
-	"github.com/adpnode/adpnode/aitp"
 )
 
 const (
@@ -68,6 +66,7 @@ func run(b *testing.B, callers int, newOp func() func() error) benchResult {
 		perSec: float64(len(all)) / elapsed.Seconds(),
 	}
 	b.ReportMetric(r.p50, "p50-µs")
+	b.ReportMetric(float64(all[len(all)*9/10].Nanoseconds())/1e3, "p90-µs")
 	b.ReportMetric(r.p99, "p99-µs")
 	b.ReportMetric(r.perSec, "calls/s")
 	return r
@@ -143,5 +142,3 @@ func BenchmarkCall(b *testing.B) {
 		})
 	}
 }
-
-var _ = aitp.ProtocolID
