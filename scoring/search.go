@@ -132,7 +132,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			}
 			closed = closed || ub+p.other < p.minScore
 			closedPlain = closed || closedPlain || ub+zeroOther < p.minScore
-			if !closedPlain && j > 0 && qt.df > n/64 && thetaTries < 3 {
+			if !closedPlain && j > 0 && thetaTries < 2 && restPostings(qts[j:]) > 4*len(s.touched) {
 				// Or it cannot reach the k-th best score so far.
 				thetaTries++
 				theta := x.theta(s, p, pass, idfSum, exIdfSum, zeroOther, ub, now)
@@ -191,7 +191,14 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	pull := signals != nil
 	lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
 	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
+	accMin := 0.0 // a document with only a context sum below it is below floorLB
+	if p.w.Semantic > 0 {
+		accMin = floorLB * idfSum * x.cfg.saturate(contextRefTF) / p.w.Semantic * (1 - 1e-9)
+	}
 	for _, d := range s.touched {
+		if ds := &s.docs[d]; ds.acc < accMin && ds.tagN == 0 && ds.exBest == 0 {
+			continue
+		}
 		if c, ok := x.relevance(s, p, d, idfSum); ok && c.rel >= floorLB {
 			if pull || x.flags[d]&flagSig != 0 {
 				c.bound = c.rel + p.other
@@ -308,6 +315,16 @@ func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
 		exIdfSum += qt.exIdf
 	}
 	return idfSum, exIdfSum
+}
+
+// restPostings counts the postings of the terms left: the work that
+// closing the candidate set can save.
+func restPostings(qts []queryTerm) int {
+	n := 0
+	for _, qt := range qts {
+		n += qt.df + qt.exdf
+	}
+	return n
 }
 
 // zeroOther bounds what reputation, availability, rating and freshness
