@@ -1,0 +1,178 @@
+package aitp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// This file runs handlers: their context and deadline, the TIMEOUT
+// answer, panics, the ResponseWriter and the final RESPONSE.
+
+// start prepares a complete request to run; the read loop hands it to
+// readOn.
+func (c *serverConn) start(r *serverReq) {
+	timeout := c.srv.cfg.handlerTimeout
+	if r.deadline > 0 && r.deadline < timeout {
+		timeout = r.deadline
+	}
+	r.started = time.Now()
+	r.ctx, r.cancel = context.WithDeadline(c.ctx, r.started.Add(timeout))
+	c.next = r
+}
+
+func (c *serverConn) serve(r *serverReq) {
+	ctx := r.ctx
+	dl, _ := ctx.Deadline()
+	// The TIMEOUT answer goes out at the deadline even when the handler
+	// ignores its context.
+	timer := time.AfterFunc(time.Until(dl), func() {
+		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
+	})
+	r.req = Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
+	bp := replyPool.Get().(*[]byte)
+	r.w = respWriter{c: c, r: r, stream: r.req.StreamReply, max: c.srv.cfg.maxResponseBody, buf: (*bp)[:0]}
+	defer func() {
+		// finish has copied the reply out; late writes see r.done.
+		if cap(r.w.buf) <= maxPooledReply {
+			*bp = r.w.buf[:0]
+			replyPool.Put(bp)
+		}
+	}()
+	w, req := &r.w, &r.req
+	err := c.call(ctx, r.handler, w, req)
+	timer.Stop()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded"), nil)
+	case err == nil:
+		c.finish(r, nil, nil) // the buffered reply, read under r.mu
+	default:
+		var e *Error
+		if !errors.As(err, &e) {
+			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				e = Errorf(StatusError, CodeCanceled, "", "canceled")
+			} else {
+				e = Errorf(StatusError, CodeInternal, "", "%v", err)
+			}
+		}
+		c.finish(r, e, nil)
+	}
+	r.cancel()
+	c.unlist(r)
+	c.mu.Lock()
+	if r.reserved > 0 {
+		c.st.Scope().ReleaseMemory(r.reserved)
+		r.reserved = 0
+	}
+	c.mu.Unlock()
+	c.srv.release(c.remote)
+	c.checkDrained()
+}
+
+// call runs the authorizer and the handler, turning a panic into an error.
+func (c *serverConn) call(ctx context.Context, h Handler, w *respWriter, req *Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("aitp: handler panic", "peer", c.remote, "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			err = Errorf(StatusError, CodeInternal, "", "handler failed")
+		}
+	}()
+	if a := c.srv.cfg.authorize; a != nil {
+		if err := a(ctx, req.Remote, req.Method); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return e
+			}
+			return Errorf(StatusUnauthorized, CodeUnauthorized, "", "%v", err)
+		}
+	}
+	return h.ServeAITP(ctx, w, req)
+}
+
+// finish sends the final RESPONSE once: the error's status and body, or
+// OK with body (split into STREAM chunks when larger than one message).
+func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.done = true
+	if e == nil && body == nil {
+		body = r.w.buf
+	}
+	// The window counts requests not yet answered: free the slot before
+	// the answer can reach the caller, which may reuse it at once.
+	c.unlist(r)
+	st := StatusOK
+	if e != nil {
+		st, body = e.Status, e.body()
+	}
+	c.srv.metrics.answered(st)
+	max := maxChunk(0, 0)
+	for len(body) > max {
+		if c.w.write(nil, &Segment{Type: TypeStream, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body[:max]}) != nil {
+			return
+		}
+		r.outSeq++
+		body = body[max:]
+	}
+	c.w.write(nil, &Segment{Type: TypeResponse, Flags: FlagFin, Status: st, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body})
+	c.checkDrained()
+}
+
+// unlist removes r from the requests awaiting an answer.
+func (c *serverConn) unlist(r *serverReq) {
+	c.mu.Lock()
+	if c.reqs[r.id] == r {
+		delete(c.reqs, r.id)
+		c.w.inflight.Add(-1)
+	}
+	c.mu.Unlock()
+}
+
+// replyPool recycles buffered reply bodies up to maxPooledReply octets.
+var replyPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledReply = 64 << 10
+
+// respWriter is the ResponseWriter of one request.
+type respWriter struct {
+	c      *serverConn
+	r      *serverReq
+	stream bool
+	max    int
+	buf    []byte
+}
+
+func (w *respWriter) Write(p []byte) (int, error) {
+	r := w.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return 0, fmt.Errorf("%w: call finished", ErrClosed)
+	}
+	if !w.stream {
+		if len(w.buf)+len(p) > w.max {
+			return 0, fmt.Errorf("%w: reply over %d octets", ErrBodyTooLarge, w.max)
+		}
+		w.buf = append(w.buf, p...)
+		return len(p), nil
+	}
+	max := maxChunk(0, 0)
+	n := 0
+	for rest := p; len(rest) > 0; {
+		k := min(len(rest), max)
+		if err := w.c.w.write(nil, &Segment{Type: TypeStream, Association: w.c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: rest[:k]}); err != nil {
+			return n, err
+		}
+		r.outSeq++
+		n += k
+		rest = rest[k:]
+	}
+	return n, nil
+}
