@@ -164,6 +164,18 @@ func (d *DHT) Bootstrap(ctx context.Context) error {
 	}
 }
 
+// Ping sends one DHT ping to p: a single request and response on the DHT
+// protocol, the floor under any lookup's latency.
+func (d *DHT) Ping(ctx context.Context, p peer.ID) error {
+	if d.isClosed() {
+		return ErrClosed
+	}
+	if err := d.kad.Ping(ctx, p); err != nil {
+		return fmt.Errorf("dht: ping %s: %w", p, err)
+	}
+	return nil
+}
+
 // RoutingTableSize returns the number of peers in the routing table.
 func (d *DHT) RoutingTableSize() int { return d.kad.RoutingTable().Size() }
 

@@ -282,6 +282,10 @@ func TestRepublish(t *testing.T) {
 func TestCloseIdempotent(t *testing.T) {
 	c := newCluster(t, 2, p2pnet.Mocknet)
 	d := c.dhts[1]
+	h0, _ := c.net.Host(0)
+	if err := d.Ping(context.Background(), h0.ID()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -290,6 +294,9 @@ func TestCloseIdempotent(t *testing.T) {
 	}
 	if _, err := d.GetCard(context.Background(), "agent://x"); !errors.Is(err, dht.ErrClosed) {
 		t.Fatalf("GetCard after Close = %v, want ErrClosed", err)
+	}
+	if err := d.Ping(context.Background(), h0.ID()); !errors.Is(err, dht.ErrClosed) {
+		t.Fatalf("Ping after Close = %v, want ErrClosed", err)
 	}
 }
 
