@@ -191,7 +191,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	pull := signals != nil
 	lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
 	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
-	accMin := 0.0 // a document with only a context sum below it is below floorLB
+	accMin := 0.0               // a document with only a context sum below it is below floorLB
 	if p.w.Semantic > 0 {
 		accMin = floorLB * idfSum * x.cfg.saturate(contextRefTF) / p.w.Semantic * (1 - 1e-9)
 	}
