@@ -19,6 +19,7 @@ import (
 // Bounds of a network-scope discovery.
 const (
 	networkDiscoverTimeout = 5 * time.Second
+	tagLookupTimeout       = 2 * time.Second // DHT provider lookups of one request
 	maxFederatedTags       = 8  // DHT tag lookups per request
 	maxTagProviders        = 20 // providers asked per tag
 	maxProviderFetches     = 32 // cards fetched from providers per request
@@ -100,7 +101,9 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		n.fetchTagProviders(fctx, req)
+		tctx, cancel := context.WithTimeout(fctx, tagLookupTimeout)
+		defer cancel()
+		n.fetchTagProviders(tctx, req)
 	}()
 	wg.Wait()
 

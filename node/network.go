@@ -27,14 +27,16 @@ const (
 	fetchTimeout      = 10 * time.Second
 )
 
-// bootstrap connects to the bootstrap peers in parallel and bootstraps the
-// DHT. Failures are logged: the node keeps running and the DHT retries.
+// bootstrap connects to the bootstrap peers in parallel, then bootstraps
+// the DHT in the background (its routing-table refresh takes a while and
+// nothing else waits for it). Failures are logged: the node keeps running
+// and the DHT retries.
 func (n *Node) bootstrap(ctx context.Context) {
 	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
 	if len(infos) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
+	cctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, ai := range infos {
@@ -44,15 +46,19 @@ func (n *Node) bootstrap(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := n.host.Connect(ctx, ai); err != nil {
+			if err := n.host.Connect(cctx, ai); err != nil {
 				n.log.Warn("bootstrap peer unreachable", "peer", ai.ID, "err", err)
 			}
 		}()
 	}
 	wg.Wait()
-	if err := n.dht.Bootstrap(ctx); err != nil {
-		n.log.Warn("dht bootstrap", "err", err)
-	}
+	n.goLoop(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
+		defer cancel()
+		if err := n.dht.Bootstrap(ctx); err != nil && ctx.Err() == nil {
+			n.log.Warn("dht bootstrap", "err", err)
+		}
+	})
 }
 
 // announceLoop waits for the first peer, starts the directory loop,
