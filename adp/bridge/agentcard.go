@@ -44,11 +44,15 @@ var agentCardAuthSchemes = []string{"none", "bearer", "api_key", "oauth2", "mtls
 // usable endpoint, a version that is not SemVer, a tool name outside the
 // capability id pattern, no id to derive agent_id from) ToAgentCard returns
 // an *adp.ValidationError whose paths point into the AgentCard.
-func ToAgentCard(c *adp.Card) ([]byte, error) { return toAgentCard(c, true) }
+func ToAgentCard(c *adp.Card) ([]byte, error) { return toAgentCard(c, true, true) }
 
 // toAgentCard exports c; withCarrier adds the carrier (trimmed of what an
 // import of the document without it derives anyway).
-func toAgentCard(c *adp.Card, withCarrier bool) ([]byte, error) {
+//
+// Unless strict, it skips the draft's rules and returns the document as
+// built, which is what pruning an import needs (an imported card without an
+// ADP id has no agent_id to derive, yet its other members still compare).
+func toAgentCard(c *adp.Card, withCarrier, strict bool) ([]byte, error) {
 	ext := extension(c, NamespaceAgentCard)
 	var probs []adp.Problem
 	d := doc{"name": c.Name, "version": c.Version}
@@ -112,7 +116,7 @@ func toAgentCard(c *adp.Card, withCarrier bool) ([]byte, error) {
 			return nil, err
 		}
 		carrier = trimCarrier(carrier, NamespaceAgentCard, func() (*adp.Card, error) {
-			b, err := toAgentCard(c, false)
+			b, err := toAgentCard(c, false, true)
 			if err != nil {
 				return nil, err
 			}
@@ -133,8 +137,8 @@ func toAgentCard(c *adp.Card, withCarrier bool) ([]byte, error) {
 		}
 	}
 	b, err := marshal(d)
-	if err != nil {
-		return nil, err
+	if err != nil || !strict {
+		return b, err
 	}
 	if err := ValidateAgentCard(b); err != nil {
 		var ve *adp.ValidationError
@@ -271,6 +275,9 @@ func fromAgentCard(data []byte, prune bool) (*adp.Card, error) {
 		for _, tag := range co.strs("tags") {
 			tags.add(tag)
 		}
+		// Keep the capability's own tags as written; the pruning below
+		// drops them when they are the card's skills, as ToAgentCard writes.
+		co.used["tags"] = false
 		rest := co.rest()
 		if !co.has("tags") {
 			if rest == nil {
@@ -336,7 +343,7 @@ func fromAgentCard(data []byte, prune bool) (*adp.Card, error) {
 		return nil, err
 	}
 	applyCarrier(card, carrier)
-	return finishImport(card, NamespaceAgentCard, ext, prune, func(c *adp.Card) ([]byte, error) { return toAgentCard(c, false) }, func(ext, proj map[string]json.RawMessage) {
+	return finishImport(card, NamespaceAgentCard, ext, prune, func(c *adp.Card) ([]byte, error) { return toAgentCard(c, false, false) }, func(ext, proj map[string]json.RawMessage) {
 		pruneNested(ext, "metadata", proj["metadata"])
 		pruneNested(ext, "endpoint", proj["endpoint"])
 		pruneByName(ext, "capabilities", proj["capabilities"], "id")

@@ -29,8 +29,11 @@
 //     draft's metadata, a top-level member of a profile document, an OASF
 //     annotation. Importing the document restores them, so ADP -> format ->
 //     ADP keeps the whole card except its signature (a converted document is
-//     new bytes; the card must be signed again). MCP has no agent-level
-//     extension point: ADP -> MCP keeps the tools only.
+//     new bytes; the card must be signed again, and signing it with the
+//     same key reproduces the original signature). The carrier omits what
+//     importing the document without it derives anyway, so a document that
+//     came from the format carries none. MCP has no agent-level extension
+//     point: ADP -> MCP keeps the tools only.
 //   - Import (format -> ADP): the members of the document that ADP has no
 //     field for go into the card's extensions[<format>] ("a2a", "mcp",
 //     "oasf", "agentcard", "profile"), and the export to the same format
