@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -239,33 +238,15 @@ func measure(n int, fn func(i int)) latencies {
 	d := make([]time.Duration, n)
 	cpu := make([]time.Duration, 0, n)
 	for i := range n {
-		c0 := threadCPU()
+		c0 := eval.ThreadCPU()
 		t := time.Now()
 		fn(i)
 		d[i] = time.Since(t)
-		if c1 := threadCPU(); c0 >= 0 && c1 >= 0 {
+		if c1 := eval.ThreadCPU(); c0 >= 0 && c1 >= 0 {
 			cpu = append(cpu, c1-c0)
 		}
 	}
 	return latencies{eval.Percentile(d, 50), eval.Percentile(d, 99), eval.Percentile(cpu, 50), eval.Percentile(cpu, 99)}
-}
-
-// threadCPU returns the CPU time of the calling OS thread from Linux's
-// /proc/thread-self/schedstat, or -1 elsewhere.
-func threadCPU() time.Duration {
-	b, err := os.ReadFile("/proc/thread-self/schedstat")
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return -1
-	}
-	ns, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return time.Duration(ns)
 }
 
 func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
@@ -287,7 +268,7 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 		d := g.Doc(i)
 		var c0 time.Duration
 		if i%100 == 0 {
-			c0 = threadCPU()
+			c0 = eval.ThreadCPU()
 		}
 		t := time.Now()
 		if err := idx.Upsert(d); err != nil {
@@ -295,7 +276,7 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 		}
 		ups[i] = time.Since(t)
 		if i%100 == 0 {
-			if c1 := threadCPU(); c0 >= 0 && c1 >= 0 {
+			if c1 := eval.ThreadCPU(); c0 >= 0 && c1 >= 0 {
 				upsCPU = append(upsCPU, c1-c0)
 			}
 		}

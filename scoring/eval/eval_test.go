@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"errors"
+	"runtime"
 	"math"
 	"strings"
 	"testing"
@@ -57,5 +58,21 @@ func TestPercentile(t *testing.T) {
 	d := []time.Duration{5, 1, 4, 2, 3, 6, 7, 8, 9, 10}
 	if eval.Percentile(d, 50) != 5 || eval.Percentile(d, 99) != 10 || eval.Percentile(d, 0) != 1 || eval.Percentile(nil, 50) != 0 {
 		t.Errorf("percentiles of %v wrong", d)
+	}
+}
+
+func TestThreadCPU(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0 := eval.ThreadCPU()
+	if c0 < 0 {
+		return // not available on this OS
+	}
+	x := 0
+	for i := range 10_000_000 {
+		x ^= i
+	}
+	if c1 := eval.ThreadCPU(); c1 <= c0 {
+		t.Fatalf("thread CPU time did not advance: %v -> %v (%d)", c0, c1, x)
 	}
 }
