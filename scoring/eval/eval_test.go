@@ -2,8 +2,8 @@ package eval_test
 
 import (
 	"errors"
-	"runtime"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
