@@ -20,9 +20,9 @@ import (
 const (
 	networkDiscoverTimeout = 5 * time.Second
 	tagLookupTimeout       = 2 * time.Second // DHT provider lookups of one request
-	maxFederatedTags       = 8  // DHT tag lookups per request
-	maxTagProviders        = 20 // providers asked per tag
-	maxProviderFetches     = 32 // cards fetched from providers per request
+	maxFederatedTags       = 8               // DHT tag lookups per request
+	maxTagProviders        = 20              // providers asked per tag
+	maxProviderFetches     = 32              // cards fetched from providers per request
 	fetchConcurrency       = 8
 	maxDirectoriesAsked    = 8
 )
