@@ -83,6 +83,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer tn.Close()
 	nodes := tn.Nodes()
 	if len(nodes) != n {
 		t.Fatalf("%d nodes in the manifest, want %d", len(nodes), n)
@@ -176,10 +177,12 @@ func TestEndToEnd(t *testing.T) {
 	restartAt := time.Now()
 	out = cli(t, bin, "testnet", "restart", "--dir", dir, "--node", "2")
 	t.Logf("restart: %s", out)
+	tn.Close()
 	tn, err = testnet.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer tn.Close()
 	if pid := tn.Nodes()[2].PID; pid == nodes[2].PID {
 		t.Errorf("node 2 still has pid %d after restart", pid)
 	}

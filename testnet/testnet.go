@@ -64,6 +64,13 @@ func Open(dir string, opts ...Option) (*Testnet, error) {
 	return &Testnet{dir: abs, cfg: cfg, api: newAPIClient(), m: *m}, nil
 }
 
+// Close releases the idle HTTP connections to the nodes' APIs. It does not
+// stop the nodes (Down does) and the Testnet stays usable.
+func (t *Testnet) Close() error {
+	t.api.close()
+	return nil
+}
+
 // Dir returns the testnet's directory (absolute).
 func (t *Testnet) Dir() string { return t.dir }
 

@@ -83,6 +83,7 @@ func newTestnetUpCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer tn.Close()
 			return tnPrintUp(ctx, cmd.OutOrStdout(), tn, *dir)
 		},
 	}
@@ -222,6 +223,7 @@ func newTestnetStatusCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer tn.Close()
 			states := tn.Status(cmd.Context())
 			w := cmd.OutOrStdout()
 			if asJSON {
@@ -307,6 +309,7 @@ func newTestnetDiscoverCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer tn.Close()
 			req := &adp.DiscoverRequest{Tags: tags, Query: query, Limit: limit, IncludeEvidence: evidence}
 			path := "/v1/discover"
 			if scope != "" {
@@ -351,6 +354,7 @@ func newTestnetRestartCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer tn.Close()
 			if err := tn.StopNode(cmd.Context(), node); err != nil {
 				return err
 			}
