@@ -115,8 +115,9 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 }
 
 // UpdateCard applies fn to a copy of the own card, then bumps seq and
-// metadata.updated_at, validates, signs, writes card.json, stores and
-// publishes it. fn must not change id; seq and signature are set here.
+// metadata.updated_at, validates, signs, writes card.json and stores it,
+// and publishes it in the background (gossip, DHT). fn must not change
+// the id; seq and signature are set here.
 func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	n.cardMu.Lock()
 	defer n.cardMu.Unlock()
@@ -159,9 +160,7 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	n.card = c
 	n.mu.Unlock()
 	n.registerTools(c)
-	if len(n.Peers()) > 0 {
-		n.publish(ctx, c)
-	}
+	n.goLoop(func(ctx context.Context) { n.publish(ctx, c) })
 	return nil
 }
 

@@ -341,8 +341,14 @@ func (n *Node) serveAPI() error {
 	return nil
 }
 
-// goLoop runs f until the node closes.
+// goLoop runs f in a goroutine that Close cancels and waits for. Once
+// Close has begun it runs nothing.
 func (n *Node) goLoop(f func(ctx context.Context)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return
+	}
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
