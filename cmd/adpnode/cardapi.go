@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newCardAPICmds returns the `card show` and `card set` subcommands, which
-// talk to a running node.
+// newCardAPICmds returns the `card show`, `card set` and `card list`
+// subcommands, which talk to a running node.
 func newCardAPICmds() []*cobra.Command {
 	var showFlags, setFlags apiFlags
 	show := &cobra.Command{
@@ -64,7 +64,55 @@ func newCardAPICmds() []*cobra.Command {
 		},
 	}
 	setFlags.register(set)
-	return []*cobra.Command{show, set}
+	return []*cobra.Command{show, set, newCardListCmd()}
+}
+
+// newCardListCmd lists the cards a running node holds (GET /v1/cards).
+func newCardListCmd() *cobra.Command {
+	var af apiFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the cards a running node holds, with their source and freshness",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := af.client()
+			if err != nil {
+				return err
+			}
+			raw, err := c.do(cmd.Context(), "GET", "/v1/cards", nil)
+			if err != nil {
+				return err
+			}
+			if af.json {
+				return printJSON(cmd.OutOrStdout(), raw)
+			}
+			var out struct {
+				Count int `json:"count"`
+				Cards []struct {
+					ID     string `json:"id"`
+					Name   string `json:"name"`
+					Source string `json:"source"`
+					Stale  bool   `json:"stale"`
+				} `json:"cards"`
+			}
+			if err := decodeInto(raw, &out); err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tSOURCE\tFRESH\tAGENT")
+			for _, c := range out.Cards {
+				fresh := "yes"
+				if c.Stale {
+					fresh = "stale"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Source, fresh, c.ID)
+			}
+			fmt.Fprintf(w, "%d cards\n", out.Count)
+			return w.Flush()
+		},
+	}
+	af.register(cmd)
+	return cmd
 }
 
 // decodeInto decodes an API reply.

@@ -140,6 +140,10 @@ func TestInitRunAndAPICommands(t *testing.T) {
 		t.Fatalf("peers: %q %v", out, err)
 	}
 
+	if out, _, err = nodeCLI(t, ctx, "card", "list", "--data-dir", dirB); err != nil || !strings.Contains(out, idA) || !strings.Contains(out, "2 cards") {
+		t.Fatalf("card list: %q %v", out, err)
+	}
+
 	// card show | set: set a new description, see seq go up.
 	out, _, err = nodeCLI(t, ctx, "card", "show", "--data-dir", dirA, "--json")
 	if err != nil {
