@@ -44,8 +44,11 @@ type clientConn struct {
 	closeSent bool
 	dead      error // the stream ended
 	reading   bool  // a goroutine holds the read role
-	lastUsed  time.Time
-	idle      *time.Timer
+	// canInterrupt: a read deadline interrupts a blocked read, so callers
+	// with cancelable contexts may take the read role.
+	canInterrupt bool
+	lastUsed     time.Time
+	idle         *time.Timer
 }
 
 // open opens a stream to p and exchanges OPEN / ACCEPT.
@@ -77,11 +80,16 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 	if err := cc.w.write(nil, &Segment{Type: TypeOpen, Association: assoc}); err != nil {
 		return fail(err)
 	}
-	dl, _ := ctx.Deadline()
-	st.SetReadDeadline(dl)
+	// Reset, not a read deadline, bounds the wait: some streams (mocknet)
+	// ignore deadlines.
+	stop := context.AfterFunc(ctx, func() { st.Reset() })
+	defer stop()
 	for {
 		raw, err := cc.fr.next()
 		if err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w (waiting for ACCEPT)", ctx.Err())
+			}
 			return fail(err)
 		}
 		m, err := DecodeMessage(raw)
@@ -101,7 +109,14 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 		cc.window = max(int(seg.Window), 1)
 		break
 	}
-	st.SetReadDeadline(time.Time{})
+	if !stop() {
+		return fail(fmt.Errorf("%w (waiting for ACCEPT)", ctx.Err()))
+	}
+	// A caller may read this stream itself only if a read deadline can
+	// interrupt it when its context ends. Transports that report
+	// themselves honour deadlines; mocknet and unknown ones get the
+	// background reader only.
+	cc.canInterrupt = st.Conn().ConnState().Transport != ""
 	cc.idle = time.AfterFunc(c.cfg.idle, cc.idleCheck)
 	return cc, nil
 }

@@ -93,9 +93,20 @@ func (cc *clientConn) await(ctx context.Context, ready <-chan struct{}) error {
 				return err
 			}
 		}
-		mine := !cc.reading
-		cc.reading = true
+		free := !cc.reading
+		mine := free && (cc.canInterrupt || ctx.Done() == nil)
+		if mine {
+			cc.reading = true
+		}
 		cc.mu.Unlock()
+		if free && !mine {
+			// This caller could not be interrupted while reading: let
+			// the background reader read.
+			select {
+			case cc.bgWake <- struct{}{}:
+			default:
+			}
+		}
 		if mine {
 			err := cc.readUntil(ctx, ready)
 			cc.releaseRole()
