@@ -181,7 +181,8 @@ func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byt
 }
 
 // Stream invokes method asking for a streamed reply: each chunk the
-// handler writes comes out of Next in order.
+// handler writes comes out of Next in order. A stream is never retried,
+// so Idempotent has no effect here.
 func (c *Client) Stream(ctx context.Context, p peer.ID, method string, body []byte, opts ...CallOption) (*ReplyStream, error) {
 	if err := c.check(method, body); err != nil {
 		return nil, err
@@ -255,12 +256,20 @@ func (c *Client) conn(ctx context.Context, p peer.ID) (*clientConn, error) {
 	select {
 	case <-d.done:
 		if d.err != nil {
+			if isContextErr(d.err) && ctx.Err() == nil {
+				// The dialer's context ended, not ours: dial again.
+				return c.conn(ctx, p)
+			}
 			return nil, d.err
 		}
 		return d.cc, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // forget removes cc from the map of usable associations.
