@@ -35,6 +35,9 @@ func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
 	if err != nil {
 		return "", "", err
 	}
+	if id != n.agentID {
+		n.learnAddrs(p, id)
+	}
 	return p, id, nil
 }
 
@@ -128,7 +131,7 @@ func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) 
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
-	reply, err := n.call(ctx, p, method, body)
+	reply, err := n.call(ctx, p, method, body, n.callOptions(id, method)...)
 	lat := time.Since(start)
 	n.recordCall(id, method, err, lat)
 	if err != nil {
@@ -155,7 +158,7 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 }
 
 func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte, fn func(json.RawMessage) error) error {
-	rs, err := n.client.Stream(ctx, p, method, body)
+	rs, err := n.client.Stream(ctx, p, method, body, n.callOptions(adp.AgentID(p), method)...)
 	if err != nil {
 		return wrapUnreachable(err)
 	}
@@ -179,6 +182,21 @@ type callRecord struct {
 	agentID string
 	ok      bool
 	latency time.Duration
+}
+
+// callOptions marks a call idempotent (one retry after a lost stream)
+// when the agent's held card says the tool is.
+func (n *Node) callOptions(agentID, method string) []aitp.CallOption {
+	c := n.store.Held(agentID)
+	if c == nil {
+		return nil
+	}
+	for _, t := range c.Tools {
+		if t.Name == method && t.Idempotent != nil && *t.Idempotent {
+			return []aitp.CallOption{aitp.Idempotent()}
+		}
+	}
+	return nil
 }
 
 // recordCall counts the call in the metrics and queues it for the

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/network"
+
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node"
 )
@@ -233,5 +235,37 @@ func firstIs(t *testing.T, n *node.Node, body, want string) {
 			t.Fatalf("discover %s: %v, want %s first", body, last.ids(), want)
 		}
 		<-tick.C
+	}
+}
+
+// TestInvokeByCardAddresses: the card carries the node's listen addresses,
+// so a node can call an agent whose addresses it has forgotten (or never
+// had, when the card came from a directory).
+func TestInvokeByCardAddresses(t *testing.T) {
+	a := startNode(t, testNode{name: "a", demo: true})
+	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
+	var eps []string
+	for _, e := range a.Card().Endpoints {
+		if e.Protocol == node.EndpointLibp2p {
+			eps = append(eps, e.URI)
+		}
+	}
+	if len(eps) == 0 || eps[0] != addrOf(t, a) {
+		t.Fatalf("card endpoints %v, want the listen addresses %v", eps, a.Addrs())
+	}
+	waitFor(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
+		rec, err := b.LookupCard(context.Background(), a.AgentID())
+		return err == nil && *rec.Card.Seq == *a.Card().Seq
+	})
+	// Forget a: no connection, no addresses. (A fresh association: the
+	// first call goes out on a new stream.)
+	b.Host().Peerstore().ClearAddrs(a.PeerID())
+	b.Host().Network().ClosePeer(a.PeerID())
+	waitFor(t, 10*time.Second, "b disconnected from a", func() bool {
+		return b.Host().Network().Connectedness(a.PeerID()) != network.Connected
+	})
+	b.Host().Peerstore().ClearAddrs(a.PeerID())
+	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
+		t.Fatalf("invoke after forgetting the addresses: %v", err)
 	}
 }

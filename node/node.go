@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -271,40 +270,6 @@ func (n *Node) Start(ctx context.Context) error {
 	n.gossip.SetOwnCard(card)
 	n.goLoop(n.announceLoop)
 	return nil
-}
-
-// needsCardUpdate reports whether the configuration asks for something
-// the card lacks: the directory skill (or its removal), the demo tools.
-func (n *Node) needsCardUpdate(c *adp.Card) bool {
-	if n.cfg.Directory != slices.Contains(c.Skills, DirectorySkill) {
-		return true
-	}
-	if n.cfg.DemoAgent {
-		for _, t := range DemoTools() {
-			if !slices.ContainsFunc(c.Tools, func(x adp.Tool) bool { return x.Name == t.Name }) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// shapeCard makes c match the configuration (see needsCardUpdate).
-func (n *Node) shapeCard(c *adp.Card) {
-	has := slices.Contains(c.Skills, DirectorySkill)
-	switch {
-	case n.cfg.Directory && !has:
-		c.Skills = append(c.Skills, DirectorySkill)
-	case !n.cfg.Directory && has:
-		c.Skills = slices.DeleteFunc(c.Skills, func(s string) bool { return s == DirectorySkill })
-	}
-	if n.cfg.DemoAgent {
-		for _, t := range DemoTools() {
-			if !slices.ContainsFunc(c.Tools, func(x adp.Tool) bool { return x.Name == t.Name }) {
-				c.Tools = append(c.Tools, t)
-			}
-		}
-	}
 }
 
 // serveAPI listens on cfg.APIAddr and writes the base URL to DataDir/api.
