@@ -211,6 +211,9 @@ func (s *Server) release(p peer.ID) {
 	s.mu.Lock()
 	if pl := s.peers[p]; pl != nil {
 		pl.inflight--
+		if pl.streams == 0 && pl.inflight == 0 {
+			delete(s.peers, p)
+		}
 	}
 	s.inflight--
 	s.mu.Unlock()
