@@ -267,7 +267,10 @@ func (n *Node) Start(ctx context.Context) error {
 		n.greetLoop(n.ctx, greetings)
 	}()
 	n.bootstrap(ctx)
-	n.gossip.SetOwnCard(card)
+	if err := n.gossip.SetOwnCard(n.Card()); err != nil {
+		n.log.Warn("gossip own card", "err", err)
+	}
+	n.log.Info("node started", "agent", n.agentID, "peer", n.self, "directory", n.cfg.Directory, "peers", len(n.Peers()))
 	n.goLoop(n.announceLoop)
 	return nil
 }
