@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/adpnode/adpnode/adp/agenturi"
 )
 
 // Validate checks the card against ADP section 3 and 7.6 and the discovery
@@ -17,8 +19,9 @@ import (
 //
 // It checks:
 //   - the encoded card is at most MaxCardSize octets and MaxDepth deep;
-//   - id is present and an agent:// URI naming an Ed25519 key (either peer
-//     ID form); name is present;
+//   - id is present, follows the agent URI grammar (adp/agenturi) and is a
+//     bare agent:// URI naming an Ed25519 key (either peer ID form); name is
+//     present;
 //   - did, when set, is a DID; a did:key must name the key of id;
 //   - skills and example tags follow the tag syntax (see NormalizeTag);
 //   - tool names are 1..MaxToolNameLen octets and unique; schemas are
@@ -35,14 +38,7 @@ func (c *Card) Validate() error {
 	var v validator
 	c.validateSize(&v)
 
-	var idKey []byte
-	if c.ID == "" {
-		v.add("/id", "is required")
-	} else if pub, err := pubKeyFromAgentID(c.ID); err != nil {
-		v.add("/id", "must be agent:// followed by the peer ID of an Ed25519 key (k51... or 12D3KooW...): "+errText(err, ErrBadID))
-	} else {
-		idKey, _ = pub.Raw()
-	}
+	idKey := validateID(&v, c.ID)
 	if strings.TrimSpace(c.Name) == "" {
 		v.add("/name", "is required")
 	}
@@ -177,6 +173,37 @@ func (c *Card) validateEndpoints(v *validator) {
 		}
 		v.rawMap(p, e.Extra, false)
 	}
+}
+
+// validateID checks the id in two steps: first the agent URI grammar of
+// the agent:// draft (agenturi.Parse), so that a malformed URI is reported
+// by component and offset; then the ADP shape, a bare agent:// URI whose
+// host is the peer ID of an Ed25519 key. It returns the raw key, or nil.
+func validateID(v *validator, id string) []byte {
+	const shape = "must be agent:// followed by the peer ID of an Ed25519 key (k51... or 12D3KooW...)"
+	if id == "" {
+		v.add("/id", "is required")
+		return nil
+	}
+	u, err := agenturi.Parse(id)
+	switch {
+	case err != nil:
+		v.add("/id", shape+": "+strings.TrimPrefix(err.Error(), "agenturi: "))
+		return nil
+	case u.Protocol != "":
+		v.add("/id", shape+`: an id has no transport binding ("agent+`+u.Protocol+`://")`)
+		return nil
+	case !u.Bare():
+		v.add("/id", shape+": an id has no userinfo, port, path, query or fragment")
+		return nil
+	}
+	pub, err := pubKeyFromAgentID(id)
+	if err != nil {
+		v.add("/id", shape+": "+errText(err, ErrBadID))
+		return nil
+	}
+	raw, _ := pub.Raw()
+	return raw
 }
 
 func validateDID(v *validator, did string, idKey []byte) {

@@ -62,6 +62,14 @@ func TestValidate(t *testing.T) {
 		{"upper-case and unicode tags tolerated", func(c *adp.Card) { c.Skills = []string{"NLP/Translation", "翻译", "c++", "c#", "node.js"} }, nil},
 		{"missing id and name", func(c *adp.Card) { c.ID, c.Name = "", " " }, []string{"/id", "/name"}},
 		{"name-based id", func(c *adp.Card) { c.ID, c.DID = "agent://translator-zh-en", "" }, []string{"/id"}},
+		{"upper-case scheme", func(c *adp.Card) { c.ID = "AGENT://" + strings.TrimPrefix(c.ID, "agent://") }, nil},
+		{"id with a path", func(c *adp.Card) { c.ID += "/translate" }, []string{"/id"}},
+		{"id with a port", func(c *adp.Card) { c.ID += ":4001" }, []string{"/id"}},
+		{"id with a query", func(c *adp.Card) { c.ID += "?x=1" }, []string{"/id"}},
+		{"id with a transport binding", func(c *adp.Card) { c.ID = "agent+https://" + strings.TrimPrefix(c.ID, "agent://") }, []string{"/id"}},
+		{"id of another scheme", func(c *adp.Card) { c.ID = "https://" + strings.TrimPrefix(c.ID, "agent://") }, []string{"/id"}},
+		{"id without host", func(c *adp.Card) { c.ID = "agent://" }, []string{"/id"}},
+		{"id with a space", func(c *adp.Card) { c.ID += " " }, []string{"/id"}},
 		{"did of another key", func(c *adp.Card) { c.DID = other }, []string{"/did"}},
 		{"not a did", func(c *adp.Card) { c.DID = "key:z6Mk" }, []string{"/did"}},
 		{"bad did:key", func(c *adp.Card) { c.DID = "did:key:z6Mk" }, []string{"/did"}},
@@ -126,6 +134,29 @@ func withoutRaw(c *adp.Card) *adp.Card {
 		Extensions: n.Extensions, Examples: n.Examples, Status: n.Status, Seq: n.Seq, Signature: n.Signature, Extra: n.Extra,
 	}
 	return &out
+}
+
+// TestValidateIDMessages: an id that breaks the agent URI grammar is
+// reported by component, and a well-formed agent URI that is not an ADP id
+// says why.
+func TestValidateIDMessages(t *testing.T) {
+	id := validCard(t).ID
+	for _, tc := range []struct{ id, want string }{
+		{"agent://a b", "host at offset"},
+		{"http://x", "scheme"},
+		{"agent+https://x", "transport binding"},
+		{id + "/path", "no userinfo, port, path, query or fragment"},
+		{"agent://translator-zh-en", "peer ID"},
+	} {
+		err := (&adp.Card{ID: tc.id, Name: "n"}).Validate()
+		var ve *adp.ValidationError
+		if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Path != "/id" {
+			t.Fatalf("%q: %v, want one problem at /id", tc.id, err)
+		}
+		if !strings.Contains(ve.Problems[0].Message, tc.want) {
+			t.Errorf("%q: message %q does not mention %q", tc.id, ve.Problems[0].Message, tc.want)
+		}
+	}
 }
 
 func TestValidateErrorText(t *testing.T) {
