@@ -28,7 +28,11 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("need the go command to build adpnode: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "adpnode")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/adpnode/adpnode/cmd/adpnode")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(goBin, append(args, "github.com/adpnode/adpnode/cmd/adpnode")...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -211,7 +215,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := testnet.WaitFor(func() bool {
 		var e struct{ Body map[string]any }
 		return tn.API(ctx, 0, http.MethodPost, "/v1/invoke", map[string]any{"agent": nodes[2].AgentID, "method": "echo", "body": map[string]int{"x": 1}}, &e) == nil && e.Body["x"] == float64(1)
-	}, 15*time.Second); err != nil {
+	}, 30*time.Second); err != nil {
 		t.Errorf("node 0 cannot invoke restarted node 2: %v", err)
 	}
 
@@ -226,7 +230,14 @@ func TestEndToEnd(t *testing.T) {
 	if up != n {
 		t.Errorf("status before down shows %d nodes up, want %d:\n%s", up, n, status)
 	}
+	// Nodes built with -race report data races in their logs as they
+	// happen; read them before down removes the directory.
 	pids := tn.Nodes()
+	for _, nd := range pids {
+		if b, err := os.ReadFile(nd.Log); err == nil && bytes.Contains(b, []byte("WARNING: DATA RACE")) {
+			t.Errorf("node %d reported a data race:\n%s", nd.Index, b)
+		}
+	}
 	cli(t, bin, "testnet", "down", "--dir", dir)
 	for _, nd := range pids {
 		if running(nd.PID) {
