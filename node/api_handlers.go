@@ -314,6 +314,11 @@ func (a *api) status(w http.ResponseWriter, r *http.Request) {
 func (a *api) wellKnown(doc wellKnownDoc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := doc.render(a.n, r)
+		var ae *apiError
+		if err != nil && !errors.As(err, &ae) {
+			// The card cannot be expressed in this format: the node's fault.
+			err = &apiError{status: http.StatusInternalServerError, Code: codeInternal, Message: "cannot render " + r.URL.Path + ": " + err.Error()}
+		}
 		if err != nil {
 			writeAPIError(w, err)
 			return

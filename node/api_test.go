@@ -70,6 +70,15 @@ func TestAPI(t *testing.T) {
 		if n.Card().Description != c.Description {
 			t.Fatal("node card not updated")
 		}
+		// What the node runs stays on the card: a PUT without the demo tools
+		// and addresses gets them back.
+		code, body = api(t, n, "PUT", "/v1/card", `{"name":"API test","skills":["test/api"]}`)
+		if code != 200 {
+			t.Fatalf("PUT minimal card: %d %s", code, body)
+		}
+		if got := n.Card(); got.Description != "" || len(got.Tools) != len(node.DemoTools()) || len(got.Endpoints) == 0 {
+			t.Fatalf("after PUT: name %q, %d tools, endpoints %v", got.Name, len(got.Tools), got.Endpoints)
+		}
 		// Validation problems come back with their JSON path.
 		code, body = api(t, n, "PUT", "/v1/card", `{"name":"x","skills":["Not A Tag!"]}`)
 		if e := decodeError(t, body); code != 400 || e.Code != "invalid_request" || e.Path != "/skills/0" {

@@ -117,13 +117,16 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 // UpdateCard applies fn to a copy of the own card, then bumps seq and
 // metadata.updated_at, validates, signs, writes card.json and stores it,
 // and publishes it in the background (gossip, DHT). fn must not change
-// the id; seq and signature are set here.
+// the id; seq and signature are set here, and what the node runs is kept
+// on the card whatever fn does: the directory skill, the demo tools, the
+// listen addresses.
 func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	n.cardMu.Lock()
 	defer n.cardMu.Unlock()
 	old := n.Card()
 	c := old.Clone()
 	fn(c)
+	n.shapeCard(c)
 	if c.ID == "" {
 		c.ID = n.agentID
 	}

@@ -241,7 +241,7 @@ func (n *Node) Start(ctx context.Context) error {
 	n.mu.Unlock()
 
 	if n.needsCardUpdate(card) {
-		if err := n.UpdateCard(ctx, n.shapeCard); err != nil {
+		if err := n.UpdateCard(ctx, func(*adp.Card) {}); err != nil { // UpdateCard shapes it
 			return fmt.Errorf("node: update own card: %w", err)
 		}
 		card = n.Card()

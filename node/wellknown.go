@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,16 +96,16 @@ func (a *api) anpDescription(w http.ResponseWriter, r *http.Request) {
 	writeAPIRaw(w, http.StatusOK, bridge.ANPMediaType, body)
 }
 
-// withHTTPEndpoint returns c, or a copy with the node's API as an http
-// endpoint when c has none (the AgentCard draft requires one; the document
-// is served from that API).
+// withHTTPEndpoint returns a copy of c that the AgentCard draft accepts:
+// with the node's API as an http endpoint when c has none (the draft
+// requires one; the document is served from that API) and a version.
 func withHTTPEndpoint(c *adp.Card, apiURL string) *adp.Card {
-	for _, e := range c.Endpoints {
-		if e.Protocol == "http" || e.Protocol == "https" {
-			return c
-		}
-	}
 	c = c.Clone()
-	c.Endpoints = append(c.Endpoints, adp.Endpoint{Protocol: "http", URI: apiURL + "/v1/invoke", Methods: []string{"POST"}})
+	if !slices.ContainsFunc(c.Endpoints, func(e adp.Endpoint) bool { return e.Protocol == "http" || e.Protocol == "https" }) {
+		c.Endpoints = append(c.Endpoints, adp.Endpoint{Protocol: "http", URI: apiURL + "/v1/invoke", Methods: []string{"POST"}})
+	}
+	if c.Version == "" {
+		c.Version = "0.0.0"
+	}
 	return c
 }
