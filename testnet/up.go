@@ -78,7 +78,8 @@ func Up(ctx context.Context, dir string, n int, opts ...Option) (*Testnet, error
 	}
 	if err := t.startAll(ctx); err != nil {
 		stopErr := t.Down(context.WithoutCancel(ctx), true)
-		return nil, errors.Join(err, stopErr)
+		hint := fmt.Errorf("the nodes were stopped; their logs are in %s", filepath.Join(abs, NodeDirPrefix+"*", LogFile))
+		return nil, errors.Join(err, stopErr, hint)
 	}
 	return t, nil
 }
