@@ -84,7 +84,12 @@ func newCardVerifyCmd() *cobra.Command {
 		Short: "Check a card's signature against the key named by its id; exit 1 with the reason when it fails",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := readCard(cmd, args)
+			data, name, err := readArg(cmd, args, adp.MaxCardSize)
+			if err != nil {
+				// Nothing was read, so there is no verdict to report.
+				return err
+			}
+			c, err := parseCard(data, name)
 			if err == nil {
 				err = c.Verify()
 			}
@@ -153,6 +158,11 @@ func readCard(cmd *cobra.Command, args []string) (*adp.Card, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseCard(data, name)
+}
+
+// parseCard parses a card read from name (a file or standard input).
+func parseCard(data []byte, name string) (*adp.Card, error) {
 	c, err := adp.ParseCard(data)
 	if err != nil {
 		var ve *adp.ValidationError

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,3 +150,101 @@ func TestCardSignErrors(t *testing.T) {
 		t.Fatalf("seq overflow: %v", err)
 	}
 }
+
+// cliChildEnv makes TestCLIProcess run main with the JSON-encoded
+// arguments it holds, as the adpnode binary would.
+const cliChildEnv = "ADPNODE_TEST_CLI_ARGS"
+
+// runCLIProcess runs main in a subprocess with args and stdin and returns its
+// standard output, standard error and exit code.
+func runCLIProcess(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	enc, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCLIProcess$")
+	cmd.Env = append(os.Environ(), cliChildEnv+"="+string(enc))
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// TestCLIProcess checks the contract of the offline commands as a shell
+// sees it: results on standard output and exit 0; failures on standard
+// error prefixed "adpnode:" with exit 1, and nothing on standard output
+// unless --json asked for a machine-readable verdict.
+func TestCLIProcess(t *testing.T) {
+	if enc := os.Getenv(cliChildEnv); enc != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(enc), &args); err != nil {
+			os.Exit(3)
+		}
+		os.Args = append([]string{"adpnode"}, args...)
+		main()
+		os.Exit(0)
+	}
+	keyPath, id := newKeyFile(t)
+	signed, _, err := runCLI(t, cliCard, "card", "sign", "--key", keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "card.json")
+	if err := os.WriteFile(file, []byte(signed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tampered := strings.Replace(signed, `"echo"`, `"ECHO"`, 1)
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	for _, tc := range []struct {
+		name       string
+		stdin      string
+		args       []string
+		code       int
+		out, err   string // substrings; "" means the stream must be empty
+		jsonResult *bool  // when set, stdout is a verifyResult with this verdict
+	}{
+		{"key id", "", []string{"key", "id", keyPath}, 0, id, "", nil},
+		{"verify file", "", []string{"card", "verify", file}, 0, "signature valid", "", nil},
+		{"verify stdin", signed, []string{"card", "verify", "-"}, 0, "signature valid", "", nil},
+		{"verify tampered", tampered, []string{"card", "verify"}, 1, "", "adpnode: signature not valid", nil},
+		{"verify tampered --json", tampered, []string{"card", "verify", "--json"}, 1, "bad signature", "adpnode:", verdict(false)},
+		{"verify --json", signed, []string{"card", "verify", "--json"}, 0, id, "", verdict(true)},
+		{"verify missing file", "", []string{"card", "verify", missing}, 1, "", "adpnode: open " + missing, nil},
+		{"validate", signed, []string{"card", "validate"}, 0, "valid", "", nil},
+		{"validate bad", `{"name": ""}`, []string{"card", "validate"}, 1, "", "/name: is required", nil},
+		{"validate bad --json", `{"name": ""}`, []string{"card", "validate", "--json"}, 1, "/name", "adpnode:", verdict(false)},
+		{"convert", signed, []string{"card", "convert", "--from", "adp", "--to", "mcp"}, 0, `"tools"`, "", nil},
+		{"convert unknown format", signed, []string{"card", "convert", "--from", "adp", "--to", "xml"}, 1, "", "adpnode:", nil},
+		{"sign without key", cliCard, []string{"card", "sign"}, 1, "", "--key", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLIProcess(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
+			}
+			if tc.out == "" && out != "" || !strings.Contains(out, tc.out) {
+				t.Fatalf("stdout %q, want it to contain %q", out, tc.out)
+			}
+			if tc.err == "" && errOut != "" || !strings.Contains(errOut, tc.err) {
+				t.Fatalf("stderr %q, want it to contain %q", errOut, tc.err)
+			}
+			if tc.jsonResult != nil {
+				var res verifyResult
+				if err := json.Unmarshal([]byte(out), &res); err != nil || res.Valid != *tc.jsonResult {
+					t.Fatalf("stdout %q: %v, want valid=%v", out, err, *tc.jsonResult)
+				}
+			}
+		})
+	}
+}
+
+func verdict(valid bool) *bool { return &valid }
