@@ -34,11 +34,8 @@ func Compare(a, b *Card) int {
 	case a == nil:
 		return -1
 	}
-	if sa, sb := seqRank(a), seqRank(b); sa != sb {
-		if sa > sb {
-			return 1
-		}
-		return -1
+	if c := compareSeq(a.Seq, b.Seq); c != 0 {
+		return c
 	}
 	if as, bs := a.Signature != "", b.Signature != ""; as != bs {
 		if as {
@@ -59,15 +56,22 @@ func Compare(a, b *Card) int {
 	return 0
 }
 
-// seqRank maps seq to an ordering key where absent ranks lowest.
-func seqRank(c *Card) int64 {
-	if c.Seq == nil {
+// compareSeq orders two seq values over the whole uint64 range, an absent
+// seq below every present one.
+func compareSeq(a, b *uint64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	case *a > *b:
+		return 1
+	case *a < *b:
 		return -1
 	}
-	if *c.Seq > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(*c.Seq)
+	return 0
 }
 
 func (c *Card) updatedAt() (time.Time, bool) {

@@ -1,6 +1,7 @@
 package adp_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -19,6 +20,13 @@ func card(seq int64, signed bool, updated string) *adp.Card {
 	if updated != "" {
 		c.Metadata = &adp.Metadata{UpdatedAt: updated}
 	}
+	return c
+}
+
+// cardSeq returns a card with an arbitrary uint64 seq.
+func cardSeq(seq uint64, signed bool) *adp.Card {
+	c := card(noSeq, signed, "")
+	c.Seq = &seq
 	return c
 }
 
@@ -47,6 +55,9 @@ func TestCompare(t *testing.T) {
 		{"seq beats a later updated_at", card(5, true, t1), card(4, true, t2), 1},
 		{"present seq beats absent seq", card(0, true, t1), card(noSeq, true, t2), 1},
 		{"absent seq loses to present seq", card(noSeq, true, t2), card(0, true, t1), -1},
+		{"unsigned with seq over signed without seq", card(0, false, ""), card(noSeq, true, t2), 1},
+		{"seqs beyond int64", cardSeq(math.MaxUint64, true), cardSeq(1<<63, true), 1},
+		{"seqs straddling int64", cardSeq(1<<63, true), cardSeq(math.MaxInt64, true), 1},
 		// Rule 3: equal seq, signed beats unsigned.
 		{"equal seq, signed over unsigned", card(5, true, ""), card(5, false, ""), 1},
 		{"equal seq, unsigned never supersedes signed", card(5, false, t2), card(5, true, t1), -1},
@@ -61,6 +72,8 @@ func TestCompare(t *testing.T) {
 		// Rule 5: full ties.
 		{"identical", card(3, true, t1), card(3, true, t1), 0},
 		{"no seq, no time", card(noSeq, false, ""), card(noSeq, false, ""), 0},
+		{"no seq, no time, signed over unsigned", card(noSeq, true, ""), card(noSeq, false, ""), 1},
+		{"identical unsigned", card(7, false, t1), card(7, false, t1), 0},
 		{"both unparsable", card(1, false, "x"), card(1, false, "y"), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
