@@ -277,6 +277,9 @@ func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *
 	if err != nil {
 		return err
 	}
+	if resp == nil {
+		return errors.New("adp: the discoverer returned no response and no error")
+	}
 	if resp.Results == nil {
 		resp.Results = []DiscoverResult{}
 	}

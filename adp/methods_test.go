@@ -246,6 +246,13 @@ func TestDiscover(t *testing.T) {
 	if _, err := adp.DecodeVerified(resp.Results[0].AgentCard); err != nil {
 		t.Fatalf("agent_card no longer verifies: %v", err)
 	}
+	// A discoverer breaking its contract (no response, no error) is an
+	// internal error, answered without a panic.
+	e.disc.resp = nil
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDiscover, []byte(`{"tags":["ok"]}`))
+	if re := wantRemoteError(t, err, aitp.StatusError, ""); re.Code != aitp.CodeInternal || !strings.Contains(re.Message, "no response") {
+		t.Fatalf("nil response answered %q: %q", re.Code, re.Message)
+	}
 	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDiscover, []byte(`{"tags":["ok"],"limit":1000}`))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "/limit")
 	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDiscover, []byte(`{"tags":`))
