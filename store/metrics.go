@@ -91,10 +91,19 @@ func NewPrometheusMetrics(reg prometheus.Registerer) (*PrometheusMetrics, error)
 	return m, nil
 }
 
+// CardPut implements Metrics: it counts puts by source and outcome.
 func (m *PrometheusMetrics) CardPut(src Source, o Outcome) {
 	m.puts.WithLabelValues(string(src), string(o)).Inc()
 }
+
+// CardRemoved implements Metrics: it counts removed cards by reason.
 func (m *PrometheusMetrics) CardRemoved(reason string) { m.removed.WithLabelValues(reason).Inc() }
-func (m *PrometheusMetrics) TombstoneExpired()         { m.tombstones.Inc() }
-func (m *PrometheusMetrics) Corrupt()                  { m.corrupt.Inc() }
-func (m *PrometheusMetrics) Cards(n int)               { m.cards.Set(float64(n)) }
+
+// TombstoneExpired implements Metrics: it counts swept tombstones.
+func (m *PrometheusMetrics) TombstoneExpired() { m.tombstones.Inc() }
+
+// Corrupt implements Metrics: it counts corrupt values skipped.
+func (m *PrometheusMetrics) Corrupt() { m.corrupt.Inc() }
+
+// Cards implements Metrics: it sets the gauge of live cards.
+func (m *PrometheusMetrics) Cards(n int) { m.cards.Set(float64(n)) }
