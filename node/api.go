@@ -183,13 +183,18 @@ func writeAPIError(w http.ResponseWriter, err error) {
 func decodeJSON(r *http.Request, v any) error {
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &apiError{status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: fmt.Sprintf("body larger than %d bytes", MaxAPIBody)}
-		}
-		return badRequest("", "reading body: %v", err)
+		return bodyError(err)
 	}
 	return decodeJSONBytes(raw, v)
+}
+
+// bodyError reports a failure to read a request body.
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &apiError{status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: fmt.Sprintf("body larger than %d bytes", MaxAPIBody)}
+	}
+	return badRequest("", "reading body: %v", err)
 }
 
 func decodeJSONBytes(raw []byte, v any) error {

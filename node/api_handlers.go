@@ -1,9 +1,11 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -328,9 +330,17 @@ func (a *api) wellKnown(doc wellKnownDoc) http.HandlerFunc {
 }
 
 // readBody reads the whole (already bounded) request body.
+// An empty body is nil; anything else must be one JSON value.
 func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, bodyError(err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil
+	}
 	var raw json.RawMessage
-	if err := decodeJSON(r, &raw); err != nil {
+	if err := decodeJSONBytes(body, &raw); err != nil {
 		return nil, err
 	}
 	return raw, nil

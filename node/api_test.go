@@ -148,6 +148,19 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("empty discover body", func(t *testing.T) {
+		req, _ := http.NewRequest("POST", n.APIURL()+"/v1/discover", nil)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("empty discover: %d", resp.StatusCode)
+		}
+	})
+
 	t.Run("guards", func(t *testing.T) {
 		do := func(mut func(*http.Request)) (int, string) {
 			req, _ := http.NewRequest("POST", n.APIURL()+"/v1/ratings", strings.NewReader(`{"agent":"x","stars":3}`))
