@@ -3,6 +3,7 @@ package dht_test
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -131,5 +132,40 @@ func TestKeyRoundTrip(t *testing.T) {
 	}
 	if _, err := dht.KeyForAgent("agent://nope"); err == nil {
 		t.Fatal("KeyForAgent accepted a bad id")
+	}
+}
+
+// TestSelectOrderIndependent shuffles one set of values many times: every
+// order must select the same bytes, so every node converges.
+func TestSelectOrderIndependent(t *testing.T) {
+	sk := newKey(t)
+	p, _ := peer.IDFromPrivateKey(sk)
+	key := dht.Key(p)
+	values := [][]byte{
+		newCard(t, sk, 1, "alpha").Raw(),
+		newCard(t, sk, 3, "tie-a").Raw(),
+		newCard(t, sk, 3, "tie-b").Raw(),
+		newCard(t, sk, 3, "tie-c").Raw(),
+		newCard(t, sk, 2, "alpha").Raw(),
+		tamper(t, newCard(t, sk, 7, "alpha").Raw(), "alpha", "alphb"),
+		[]byte("junk"),
+	}
+	var want []byte
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 50 {
+		rng.Shuffle(len(values), func(i, j int) { values[i], values[j] = values[j], values[i] })
+		i, err := dht.Validator{}.Select(key, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = values[i]
+		}
+		if !bytes.Equal(values[i], want) {
+			t.Fatalf("order %v selected other bytes", i)
+		}
+	}
+	if !bytes.Contains(want, []byte(`"seq":3`)) {
+		t.Fatalf("selected %s, want a seq 3 card", want)
 	}
 }
