@@ -332,3 +332,34 @@ func TestClientCloseAborts(t *testing.T) {
 	}
 	waitFor(t, "the server to drop the stream", func() bool { return srv.Stats().Streams == 0 })
 }
+
+// TestClientResponseLimit: a buffered reply larger than the client's limit
+// fails that call with ErrStreamOverflow instead of growing without bound;
+// a reply at the limit arrives whole, and the association keeps working.
+func TestClientResponseLimit(t *testing.T) {
+	const limit = 100_000
+	srv, cl, hs, _ := pair(t, []aitp.ServerOption{aitp.WithMaxResponseBody(1 << 20)}, aitp.WithClientMaxResponseBody(limit))
+	srv.HandleFunc("sized", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		n := limit
+		if string(r.Body) == "over" {
+			n = 3 * limit
+		}
+		// Several writes, so the reply spans several RESPONSE messages.
+		for off := 0; off < n; off += 30_000 {
+			if _, err := w.Write(make([]byte, min(30_000, n-off))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	srv.HandleFunc("echo", echo)
+	if _, err := cl.Call(ctxT(t), hs.ID(), "sized", []byte("over")); !errors.Is(err, aitp.ErrStreamOverflow) {
+		t.Fatalf("reply over the limit: %v, want ErrStreamOverflow", err)
+	}
+	if got, err := cl.Call(ctxT(t), hs.ID(), "sized", nil); err != nil || len(got) != limit {
+		t.Fatalf("reply at the limit: %d octets, %v", len(got), err)
+	}
+	if got, err := cl.Call(ctxT(t), hs.ID(), "echo", []byte("after")); err != nil || string(got) != "after" {
+		t.Fatalf("after an oversized reply: %q %v", got, err)
+	}
+}
