@@ -33,8 +33,9 @@ type Network struct {
 	closed bool
 }
 
-// New builds n hosts and connects them in the configured topology. On error
-// it closes whatever it built.
+// New builds n hosts and connects them in the configured topology. ctx
+// bounds the connecting only, not the network's life (Close ends that). On
+// error it closes whatever it built.
 func New(ctx context.Context, n int, opts ...Option) (*Network, error) {
 	cfg := config{transport: Mocknet, topology: Full, rand: rand.Reader}
 	for _, o := range opts {
