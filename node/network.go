@@ -2,15 +2,18 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -86,10 +89,53 @@ func (n *Node) announceLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if i == 0 {
-			n.publish(ctx, n.Card()) // gossip and DHT
-		} else if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
+		if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
 			n.log.Debug("gossip publish", "err", err)
+		}
+		switch i {
+		case 0:
+			n.goLoop(func(ctx context.Context) { n.putDHT(ctx, n.Card()) })
+			n.goLoop(n.syncFromBootstrap)
+		case 2:
+			n.goLoop(n.syncFromBootstrap)
+		}
+	}
+}
+
+// syncFromBootstrap asks the connected bootstrap peers for the cards they
+// hold (adp.discover with no criteria: every card, best first, at most
+// adp.MaxDiscoverLimit) and stores the verified ones: a node that joins
+// gets the network's cards from the peer it joined through without
+// waiting for their owners to publish again.
+func (n *Node) syncFromBootstrap(ctx context.Context) {
+	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
+	body, err := json.Marshal(map[string]any{"limit": adp.MaxDiscoverLimit, "min_score": 0, "detail": adp.DetailFull})
+	if err != nil {
+		return
+	}
+	for _, ai := range infos {
+		if ai.ID == n.self || n.host.Network().Connectedness(ai.ID) != network.Connected {
+			continue
+		}
+		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		raw, err := n.call(sctx, ai.ID, methodDiscover, body, aitp.Idempotent())
+		cancel()
+		if err != nil {
+			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
+			continue
+		}
+		var resp adp.DiscoverResponse
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
+			continue
+		}
+		origin := adp.AgentID(ai.ID)
+		for _, r := range resp.Results[:min(len(resp.Results), adp.MaxDiscoverLimit)] {
+			c, err := adp.DecodeVerified(r.AgentCard)
+			if err != nil || c.ID != r.ID {
+				continue
+			}
+			n.storeCard(ctx, c, store.SourceImport, origin)
 		}
 	}
 }
@@ -120,10 +166,17 @@ func (n *Node) directoryLoop(ctx context.Context) {
 // publish sends c to the gossip topic and the DHT. Failures are logged: the
 // re-broadcast and republish loops try again.
 func (n *Node) publish(ctx context.Context, c *adp.Card) {
-	n.gossip.SetOwnCard(c)
+	if err := n.gossip.SetOwnCard(c); err != nil {
+		n.log.Debug("gossip own card", "err", err)
+	}
 	if err := n.gossip.Publish(ctx, c); err != nil && ctx.Err() == nil {
 		n.log.Debug("gossip publish", "err", err)
 	}
+	n.putDHT(ctx, c)
+}
+
+// putDHT puts c in the DHT, bounded in time.
+func (n *Node) putDHT(ctx context.Context, c *adp.Card) {
 	dctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	if err := n.dht.PutCard(dctx, c); err != nil && ctx.Err() == nil {
