@@ -27,7 +27,11 @@
 // card: to every peer identified as speaking AITP (adp.advertise, at
 // once), on the gossip topic (when it has peers, again about 0.5, 1, 2 ...
 // 32 s later while the network forms, then every GossipInterval), in the
-// DHT, and to the directory peers it finds (every minute). [Node.Close]
+// DHT, and to the directory peers it finds (every minute). About 0.5 and
+// 2 s after its first peer it also pulls the cards its bootstrap peers
+// hold (adp.discover with no criteria, at most 100, each verified). The
+// card carries the node's listen addresses as endpoints of protocol
+// libp2p, so any node holding it can dial the agent. [Node.Close]
 // shuts down in order — HTTP API, background loops, gossip, DHT,
 // invocation layer, host, store — waits for every goroutine the node
 // started, and is idempotent.
