@@ -132,7 +132,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			}
 			closed = closed || ub+p.other < p.minScore
 			closedPlain = closed || closedPlain || ub+zeroOther < p.minScore
-			if !closedPlain && j > 0 && thetaTries < 2 && restPostings(qts[j:]) > 4*len(s.touched) {
+			if !closedPlain && j > 0 && thetaTries < 2 && restPostings(qts[j:]) > len(s.touched) {
 				// Or it cannot reach the k-th best score so far.
 				thetaTries++
 				theta := x.theta(s, p, pass, idfSum, exIdfSum, zeroOther, ub, now)
