@@ -56,7 +56,11 @@ func (c *serverConn) serve(r *serverReq) {
 			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 				e = Errorf(StatusError, CodeCanceled, "", "canceled")
 			} else {
-				e = Errorf(StatusError, CodeInternal, "", "%v", err)
+				// A plain error may carry local details (paths, addresses):
+				// it is logged here and the caller learns only that the
+				// handler failed. Handlers that mean to explain return *Error.
+				c.srv.log.Debug("aitp: handler error", "peer", c.remote, "method", req.Method, "err", err)
+				e = Errorf(StatusError, CodeInternal, "", "handler failed")
 			}
 		}
 		c.finish(r, e, nil)
@@ -87,7 +91,8 @@ func (c *serverConn) call(ctx context.Context, h Handler, w *respWriter, req *Re
 			if errors.As(err, &e) {
 				return e
 			}
-			return Errorf(StatusUnauthorized, CodeUnauthorized, "", "%v", err)
+			c.srv.log.Debug("aitp: request refused", "peer", req.Remote, "method", req.Method, "err", err)
+			return Errorf(StatusUnauthorized, CodeUnauthorized, "", "not authorized")
 		}
 	}
 	return h.ServeAITP(ctx, w, req)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,6 +89,10 @@ func TestStatusCodes(t *testing.T) {
 		}
 		if e.Status != c.want || e.Code != c.code || e.Path != c.path {
 			t.Fatalf("%s: got status %v code %q path %q, want %v %q %q", c.method, e.Status, e.Code, e.Path, c.want, c.code, c.path)
+		}
+		// Plain errors stay local: their text may name files or addresses.
+		if strings.Contains(e.Message, "disk on fire") || strings.Contains(e.Message, "not for you") {
+			t.Fatalf("%s: local error text reached the caller: %q", c.method, e.Message)
 		}
 	}
 
