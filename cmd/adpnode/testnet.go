@@ -51,10 +51,10 @@ agent card from a bundled set, one bootstrap peer and optional directory peers.
 
 func newTestnetUpCmd(dir *string) *cobra.Command {
 	var (
-		n, dirs              int
-		timeout, startTO     time.Duration
-		env, nodeArgs, liste []string
-		quiet                bool
+		n, dirs               int
+		timeout, startTO      time.Duration
+		env, nodeArgs, listen []string
+		quiet                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -70,8 +70,8 @@ func newTestnetUpCmd(dir *string) *cobra.Command {
 				testnet.WithEnv(env...),
 				testnet.WithNodeArgs(nodeArgs...),
 			}
-			if len(liste) > 0 {
-				opts = append(opts, testnet.WithListen(liste...))
+			if len(listen) > 0 {
+				opts = append(opts, testnet.WithListen(listen...))
 			}
 			if !quiet {
 				opts = append(opts, testnet.WithProgress(tnProgressPrinter(cmd.ErrOrStderr())))
@@ -93,8 +93,8 @@ func newTestnetUpCmd(dir *string) *cobra.Command {
 	f.DurationVar(&timeout, "timeout", testnet.DefaultTimeout, "how long to wait until every node holds every card")
 	f.DurationVar(&startTO, "start-timeout", testnet.DefaultStartTimeout, "how long to wait for each node's API")
 	f.StringArrayVar(&env, "node-env", nil, "KEY=VALUE added to every node's environment (repeatable), e.g. GOGC=50")
-	f.StringArrayVar(&nodeArgs, "node-arg", nil, "argument added to every node's `adpnode run` (repeatable)")
-	f.StringArrayVar(&liste, "listen", nil, "libp2p listen multiaddr of every node (repeatable; default "+strings.Join(testnet.DefaultListen, " ")+")")
+	f.StringArrayVar(&nodeArgs, "node-arg", nil, "argument added to every node's adpnode run command line (repeatable)")
+	f.StringArrayVar(&listen, "listen", nil, "libp2p listen multiaddr of every node (repeatable; default "+strings.Join(testnet.DefaultListen, " ")+")")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	return cmd
 }
