@@ -26,7 +26,9 @@
 // [Testnet.StartNode] restart one node on its old addresses; [Testnet.Down]
 // stops every node (SIGTERM, then SIGKILL) and removes the directory.
 // Process ids are only signalled while their command line still names the
-// node's data directory, so a recycled pid is never touched.
+// node's data directory, so a recycled pid is never touched. Nodes listen
+// on loopback TCP only ([DefaultListen]), run with [DefaultNodeEnv] and do
+// not inherit the caller's ADPNODE_* variables.
 //
 // # In-process networks
 //
