@@ -135,6 +135,9 @@ func (n *Node) syncFromBootstrap(ctx context.Context) {
 			if err != nil || c.ID != r.ID {
 				continue
 			}
+			if held := n.store.Held(c.ID); held != nil && adp.Compare(c, held) <= 0 {
+				continue // fills gaps only: a held card keeps its provenance and receipt time
+			}
 			n.storeCard(ctx, c, store.SourceImport, origin)
 		}
 	}
