@@ -107,12 +107,14 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	}()
 	wg.Wait()
 
-	// Index the directories' cards so the local ranking sees them too.
-	for _, f := range remote {
-		if n.storeCard(ctx, f.card, store.SourceImport, f.result.OriginService) || n.store.Held(f.card.ID) != nil {
-			if err := n.index.Put(f.card, time.Now(), time.Now().Add(f.card.TTL(n.cfg.CardTTL))); err != nil {
-				n.log.Debug("index federated card", "agent", f.card.ID, "err", err)
-			}
+	// Store the directories' cards that are new here and index them now, so
+	// the local ranking sees them too (the feed would, a moment later).
+	for id, f := range remote {
+		if held := n.store.Held(id); held == nil || adp.Compare(f.card, held) > 0 {
+			n.storeCard(ctx, f.card, store.SourceImport, f.result.OriginService)
+		}
+		if rec, err := n.store.Card(ctx, id); err == nil {
+			n.indexRecord(rec)
 		}
 	}
 	local, err := n.index.Discover(ctx, req)
