@@ -15,16 +15,31 @@
 //  3. the card's id is not the message's publisher: Reject (only an agent
 //     may publish its own card; a relayed or replayed copy published by a
 //     third party is refused);
-//  4. adp.DecodeVerified fails (invalid card, missing or bad signature):
-//     Reject;
-//  5. a held card (the Held option), or the last card this validator
-//     accepted for the agent, is as new or newer under adp.Compare:
-//     Ignore (skipped for the node's own publications).
+//  4. the card fails adp's validation or its signature does not verify
+//     (the rest of adp.DecodeVerified): Reject. A node remembers the
+//     hashes of the last 4096 encodings that passed, and skips this step
+//     for them: a re-broadcast of an unchanged card costs a parse, not a
+//     signature check;
+//  5. freshness, against the held card (the Held option) or the last card
+//     this validator accepted for the agent, whichever is newer under
+//     adp.Compare (skipped for the node's own publications):
+//     - newer: Accept, relay, and hand the card to the OnCard sink;
+//     - the same bytes, in a message whose sequence number is above every
+//     one seen from the owner: Accept and relay, but do not deliver. This
+//     is the owner's periodic re-broadcast, and relaying it is what lets
+//     it reach a node that missed the card several hops away;
+//     - the same bytes in an older message: Ignore (reason replayed): a
+//     third party replaying the owner's old message cannot make the
+//     network carry it again;
+//     - anything else (an older card, or another card the ordering cannot
+//     tell apart from the held one): Ignore (reason not_newer).
 //
-// Otherwise the message is accepted, relayed, and its card handed to the
-// OnCard sink. Reject penalizes the peer that relayed the message through
-// GossipSub's peer scoring ([ScoreParams], [ScoreThresholds]); Ignore does
-// not. Nothing rejected or ignored is relayed.
+// Reject penalizes the peer that relayed the message through GossipSub's
+// peer scoring ([ScoreParams], [ScoreThresholds]); Ignore does not.
+// Nothing rejected or ignored is relayed. [Stats] and the
+// adp_gossip_messages_total counter report each outcome (accepted,
+// refreshed, rejected, ignored) with its reason ([ReasonOversized] and
+// the other Reason constants).
 //
 // # Lifecycle
 //

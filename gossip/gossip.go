@@ -30,6 +30,8 @@ type Gossip struct {
 	prom   *promMetrics
 	mesh   *meshTracer
 	recent *recent
+	// verified remembers card encodings that passed the signature check.
+	verified *verifiedSet
 
 	ctx         context.Context // the router's lifetime, cancelled last by Close
 	cancel      context.CancelFunc
@@ -81,6 +83,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 		ownChanged: make(chan struct{}, 1),
 		mesh:       newMeshTracer(),
 		recent:     newRecent(cfg.now),
+		verified:   newVerifiedSet(),
 	}
 	defer func() {
 		if err != nil {

@@ -201,6 +201,7 @@ func (r *reasonRecorder) add(s string) {
 }
 
 func (r *reasonRecorder) Accepted()              { r.add("accepted") }
+func (r *reasonRecorder) Refreshed()             { r.add("refreshed") }
 func (r *reasonRecorder) Rejected(reason string) { r.add("rejected/" + reason) }
 func (r *reasonRecorder) Ignored(reason string)  { r.add("ignored/" + reason) }
 

@@ -9,25 +9,39 @@ import (
 // Metrics receives the outcome of every validated message. Implementations
 // must be safe for concurrent use.
 type Metrics interface {
+	// Accepted counts a card that was news: relayed and delivered.
 	Accepted()
+	// Refreshed counts an owner's re-broadcast of the card already held:
+	// relayed, not delivered.
+	Refreshed()
 	Rejected(reason string)
 	Ignored(reason string)
 }
 
 // Stats counts validation outcomes since New.
 type Stats struct {
-	Accepted, Rejected, Ignored uint64
+	Accepted  uint64 // new cards, relayed and delivered
+	Refreshed uint64 // re-broadcasts of the held card, relayed only
+	Rejected  uint64
+	Ignored   uint64
 }
 
 type counters struct {
-	accepted, rejected, ignored atomic.Uint64
-	ext                         []Metrics
+	accepted, refreshed, rejected, ignored atomic.Uint64
+	ext                                    []Metrics
 }
 
 func (c *counters) Accepted() {
 	c.accepted.Add(1)
 	for _, m := range c.ext {
 		m.Accepted()
+	}
+}
+
+func (c *counters) Refreshed() {
+	c.refreshed.Add(1)
+	for _, m := range c.ext {
+		m.Refreshed()
 	}
 }
 
@@ -46,7 +60,7 @@ func (c *counters) Ignored(reason string) {
 }
 
 func (c *counters) stats() Stats {
-	return Stats{Accepted: c.accepted.Load(), Rejected: c.rejected.Load(), Ignored: c.ignored.Load()}
+	return Stats{Accepted: c.accepted.Load(), Refreshed: c.refreshed.Load(), Rejected: c.rejected.Load(), Ignored: c.ignored.Load()}
 }
 
 // promMetrics counts outcomes in adp_gossip_messages_total{result, reason}.
@@ -66,5 +80,6 @@ func newPromMetrics(reg prometheus.Registerer) (*promMetrics, error) {
 }
 
 func (p *promMetrics) Accepted()              { p.v.WithLabelValues("accepted", "").Inc() }
+func (p *promMetrics) Refreshed()             { p.v.WithLabelValues("refreshed", "").Inc() }
 func (p *promMetrics) Rejected(reason string) { p.v.WithLabelValues("rejected", reason).Inc() }
 func (p *promMetrics) Ignored(reason string)  { p.v.WithLabelValues("ignored", reason).Inc() }

@@ -15,7 +15,9 @@ import (
 
 // TestRebroadcastReachesLateJoiner sets the own card before the node has
 // any peer; the card must reach a first neighbour once the mesh forms, be
-// re-broadcast on the interval, and reach a node that connects later.
+// re-broadcast on the interval, and reach a node that later connects to
+// the neighbour only: the neighbour relays the owner's re-broadcasts of a
+// card it already holds without handing them to its sink again.
 func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	nw := newNet(t, 3, p2pnet.Unconnected)
 	reg := prometheus.NewRegistry()
@@ -33,12 +35,15 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "card at the first neighbour", func() bool { return b.store.seq(a.agent()) == 1 })
-	waitFor(t, 10*time.Second, "re-broadcasts ignored as not newer", func() bool { return b.g.Stats().Ignored >= 2 })
+	waitFor(t, 10*time.Second, "re-broadcasts relayed as refreshes", func() bool { return b.g.Stats().Refreshed >= 2 })
 
-	if err := nw.Connect(ctx, 2, 0); err != nil {
+	if err := nw.Connect(ctx, 2, 1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "card at the late joiner", func() bool { return c.store.seq(a.agent()) == 1 })
+	waitFor(t, 10*time.Second, "card at the late joiner, two hops away", func() bool { return c.store.seq(a.agent()) == 1 })
+	if len(c.h.Network().ConnsToPeer(a.h.ID())) != 0 {
+		t.Fatal("the late joiner connected to the owner: the test proves nothing")
+	}
 
 	v2 := newCard(t, a.sk, 2, "alpha")
 	if err := a.g.SetOwnCard(v2); err != nil {
@@ -50,11 +55,17 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	if n := len(b.store.deliveries()); n != 2 {
 		t.Errorf("node b was handed %d cards, want 2 (re-broadcasts are not news)", n)
 	}
+	if n := len(c.store.deliveries()); n != 2 {
+		t.Errorf("node c was handed %d cards, want 2", n)
+	}
+	if s := b.g.Stats(); s.Rejected != 0 {
+		t.Errorf("node b stats %+v, want nothing rejected", s)
+	}
 
 	// The counters reached Prometheus.
 	got := gathered(t, reg)
-	if got["accepted/"] != 2 || got["ignored/"+gossip.ReasonNotNewer] < 2 {
-		t.Errorf("metrics %v, want 2 accepted and at least 2 ignored", got)
+	if got["accepted/"] != 2 || got["refreshed/"] < 2 {
+		t.Errorf("metrics %v, want 2 accepted and at least 2 refreshed", got)
 	}
 	// A second registration on the same registry fails; after Close it
 	// succeeds.

@@ -1,6 +1,8 @@
 package gossip
 
 import (
+	"bytes"
+	"encoding/binary"
 	"sync"
 	"time"
 
@@ -10,8 +12,7 @@ import (
 )
 
 const (
-	// maxRecent bounds the recently accepted cards remembered by the
-	// validator.
+	// maxRecent bounds the publishers the validator remembers.
 	maxRecent = 4096
 	// recentTTL is how long an accepted card shadows later copies. It only
 	// needs to outlast the sink's store write; past it, Held alone decides,
@@ -19,12 +20,38 @@ const (
 	recentTTL = 30 * time.Second
 )
 
-// recent remembers the newest card the validator accepted per agent. It
-// closes the window between accepting a card and the OnCard sink storing
-// it, in which a second copy (a re-broadcast, or the same card arriving
-// on two paths with different message ids) would pass the Held check
-// again and be delivered twice. Entries last recentTTL; when full it
-// forgets an arbitrary half: it is a short-term bridge, Held is the record.
+// verdict is the freshness step's decision on a verified card.
+type verdict int
+
+const (
+	// verdictNewer: the card supersedes what the node holds; accept,
+	// relay and deliver it.
+	verdictNewer verdict = iota
+	// verdictRefresh: the very card the node holds, re-broadcast by its
+	// owner in a message newer than any seen from it; accept and relay it
+	// so the re-broadcast reaches nodes that missed the card, but do not
+	// deliver it (it is no news here).
+	verdictRefresh
+	// verdictReplayed: the held card again, in a message no newer than
+	// one already seen from the owner: ignore.
+	verdictReplayed
+	// verdictOlder: a card that does not supersede the held one and is
+	// not the same card: ignore.
+	verdictOlder
+)
+
+// recent remembers, per publisher, the newest card the validator accepted
+// and the highest message sequence number relayed.
+//
+// The card closes the window between accepting a card and the OnCard sink
+// storing it, in which a second copy (the same card arriving on two paths
+// with different message ids) would pass the Held check again and be
+// delivered twice; it shadows later copies for recentTTL. The sequence
+// number lets an owner's re-broadcast of an unchanged card travel the
+// whole network while a replay of an old message carrying it stops at the
+// first hop, once pubsub's seen-message cache has forgotten it. When full
+// it forgets an arbitrary half: it is a short-term bridge, Held is the
+// record.
 type recent struct {
 	now   func() time.Time
 	mu    sync.Mutex
@@ -32,30 +59,63 @@ type recent struct {
 }
 
 type recentCard struct {
-	c  *adp.Card
-	at time.Time
+	c     *adp.Card // nil when only seqno is known
+	at    time.Time
+	seqno uint64 // highest message seqno relayed from the publisher
 }
 
 func newRecent(now func() time.Time) *recent {
 	return &recent{now: now, cards: make(map[peer.ID]recentCard)}
 }
 
-// admit reports whether c is newer than both the held card and the last
-// one admitted for owner, and if so remembers it; check and record are
-// one atomic step.
-func (r *recent) admit(owner peer.ID, c *adp.Card, held func(string) *adp.Card) bool {
+// msgSeqno decodes a pubsub message sequence number (8 octets, big
+// endian); anything else counts as 0, the oldest.
+func msgSeqno(b []byte) uint64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+// admit judges card c of owner, carried by a message with sequence number
+// seqno, against the held card and the last one admitted, and records
+// what it accepts; judging and recording are one atomic step.
+func (r *recent) admit(owner peer.ID, c *adp.Card, seqno uint64, held func(string) *adp.Card) verdict {
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if last, ok := r.cards[owner]; ok && now.Sub(last.at) < recentTTL && adp.Compare(c, last.c) <= 0 {
-		return false
+	e := r.cards[owner]
+	base := e.c
+	if base != nil && now.Sub(e.at) >= recentTTL {
+		base = nil
 	}
 	if held != nil {
-		if h := held(adp.AgentID(owner)); h != nil && adp.Compare(c, h) <= 0 {
-			return false
+		if h := held(adp.AgentID(owner)); h != nil && (base == nil || adp.Compare(h, base) > 0) {
+			base = h
 		}
 	}
-	if len(r.cards) >= maxRecent {
+	v := verdictNewer
+	if base != nil {
+		switch cmp := adp.Compare(c, base); {
+		case cmp > 0:
+		case cmp == 0 && bytes.Equal(c.Raw(), base.Raw()):
+			v = verdictRefresh
+			if seqno <= e.seqno {
+				v = verdictReplayed
+			}
+		default:
+			v = verdictOlder
+		}
+	}
+	switch v {
+	case verdictNewer:
+		e.c, e.at = c, now
+	case verdictRefresh:
+	default:
+		return v
+	}
+	e.seqno = max(e.seqno, seqno)
+	if _, ok := r.cards[owner]; !ok && len(r.cards) >= maxRecent {
 		n := 0
 		for p := range r.cards {
 			delete(r.cards, p)
@@ -64,6 +124,6 @@ func (r *recent) admit(owner peer.ID, c *adp.Card, held func(string) *adp.Card) 
 			}
 		}
 	}
-	r.cards[owner] = recentCard{c: c, at: now}
-	return true
+	r.cards[owner] = e
+	return v
 }

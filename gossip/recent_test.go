@@ -28,10 +28,11 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// TestDroppedCardComesBack: a second copy of an accepted card is ignored
-// even before the sink stored it, but once the node has dropped the card
-// and the validator's short-term memory has lapsed, the next copy is
-// accepted again.
+// TestDroppedCardComesBack: a second copy of an accepted card, published
+// again by its owner, is relayed but not delivered, even before the sink
+// stored the first; once the node has dropped the card and the
+// validator's short-term memory has lapsed, the next copy is delivered
+// again.
 func TestDroppedCardComesBack(t *testing.T) {
 	nw := newNet(t, 2, p2pnet.Full)
 	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -53,7 +54,7 @@ func TestDroppedCardComesBack(t *testing.T) {
 
 	b.store.forget(a.agent())
 	publish()
-	waitFor(t, 5*time.Second, "second copy ignored", func() bool { return b.g.Stats().Ignored == 1 })
+	waitFor(t, 5*time.Second, "second copy relayed as a refresh", func() bool { return b.g.Stats().Refreshed == 1 })
 	if b.store.held(a.agent()) != nil {
 		t.Fatal("second copy delivered within the short-term memory")
 	}
@@ -61,7 +62,7 @@ func TestDroppedCardComesBack(t *testing.T) {
 	clock.Advance(time.Minute)
 	publish()
 	waitFor(t, 5*time.Second, "third copy accepted", func() bool { return b.store.seq(a.agent()) == 1 })
-	if s := b.g.Stats(); s.Accepted != 2 || s.Ignored != 1 {
-		t.Fatalf("stats %+v, want 2 accepted, 1 ignored", s)
+	if s := b.g.Stats(); s.Accepted != 2 || s.Refreshed != 1 || s.Ignored != 0 || s.Rejected != 0 {
+		t.Fatalf("stats %+v, want 2 accepted, 1 refreshed", s)
 	}
 }

@@ -34,4 +34,5 @@ const (
 	ReasonNotOwner  = "not_owner"
 	ReasonInvalid   = "invalid"
 	ReasonNotNewer  = "not_newer"
+	ReasonReplayed  = "replayed"
 )

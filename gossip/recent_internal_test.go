@@ -1,0 +1,136 @@
+package gossip
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/p2pnet"
+)
+
+func signedCard(t *testing.T, seq uint64, name string) (*adp.Card, func(uint64, string) *adp.Card) {
+	t.Helper()
+	sk, err := p2pnet.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(seq uint64, name string) *adp.Card {
+		c := &adp.Card{Name: name, Description: "d", Version: "1.0.0", Seq: &seq,
+			Metadata: &adp.Metadata{UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Format(time.RFC3339)}}
+		if err := c.Sign(sk); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	return mk(seq, name), mk
+}
+
+// TestAdmitVerdicts walks one publisher through the freshness step: a new
+// card, its re-broadcasts (newer messages), a replay of an old message, an
+// older card, a conflicting card of the same seq, and the held card
+// deciding once the short-term memory has lapsed.
+func TestAdmitVerdicts(t *testing.T) {
+	v1, mk := signedCard(t, 1, "alpha")
+	v2 := mk(2, "alpha")
+	v2other := mk(2, "alpha-conflict")
+	owner, err := v1.PeerID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := newRecent(func() time.Time { return now })
+	var held *adp.Card
+	heldFn := func(string) *adp.Card { return held }
+
+	steps := []struct {
+		name    string
+		c       *adp.Card
+		seqno   uint64
+		advance time.Duration
+		want    verdict
+	}{
+		{"first card", v1, 10, 0, verdictNewer},
+		{"same card, newer message", v1, 11, 0, verdictRefresh},
+		{"same card, same message again", v1, 11, 0, verdictReplayed},
+		{"same card, old message", v1, 5, 0, verdictReplayed},
+		{"newer card, old message", v2, 3, 0, verdictNewer},
+		{"older card, newer message", v1, 20, 0, verdictOlder},
+		{"conflicting card of the same seq", v2other, 21, 0, verdictOlder},
+		{"memory lapsed, nothing held", v2, 4, time.Minute, verdictNewer},
+	}
+	for _, s := range steps {
+		now = now.Add(s.advance)
+		if got := r.admit(owner, s.c, s.seqno, heldFn); got != s.want {
+			t.Fatalf("%s: verdict %d, want %d", s.name, got, s.want)
+		}
+	}
+
+	// Past the memory, the held card decides alone; the replay guard
+	// outlives the card memory. The highest seqno relayed is 11: ignored
+	// messages do not count.
+	now = now.Add(time.Minute)
+	held = v2
+	if got := r.admit(owner, v2, 11, heldFn); got != verdictReplayed {
+		t.Fatalf("held card in an old message: verdict %d, want replayed", got)
+	}
+	if got := r.admit(owner, v2, 12, heldFn); got != verdictRefresh {
+		t.Fatalf("held card in a new message: verdict %d, want refresh", got)
+	}
+	if got := r.admit(owner, v1, 13, heldFn); got != verdictOlder {
+		t.Fatalf("card older than the held one: verdict %d, want older", got)
+	}
+}
+
+func TestMsgSeqno(t *testing.T) {
+	b := binary.BigEndian.AppendUint64(nil, 1<<40+7)
+	if got := msgSeqno(b); got != 1<<40+7 {
+		t.Fatalf("msgSeqno = %d", got)
+	}
+	for _, bad := range [][]byte{nil, {1}, make([]byte, 9)} {
+		if got := msgSeqno(bad); got != 0 {
+			t.Fatalf("msgSeqno(%x) = %d, want 0", bad, got)
+		}
+	}
+}
+
+// TestRecentBounded fills the memory past maxRecent publishers: it stays
+// bounded and keeps the last one admitted.
+func TestRecentBounded(t *testing.T) {
+	c, _ := signedCard(t, 1, "alpha")
+	r := newRecent(time.Now)
+	for i := range maxRecent + 10 {
+		if got := r.admit(peerIDFor(i), c, 1, nil); got != verdictNewer {
+			t.Fatalf("publisher %d: verdict %d", i, got)
+		}
+	}
+	if n := len(r.cards); n > maxRecent {
+		t.Fatalf("%d publishers remembered, bound %d", n, maxRecent)
+	}
+	if _, ok := r.cards[peerIDFor(maxRecent+9)]; !ok {
+		t.Fatal("the last publisher was forgotten")
+	}
+}
+
+// peerIDFor returns a distinct map key; recent never decodes it.
+func peerIDFor(i int) peer.ID { return peer.ID(fmt.Sprintf("peer-%d", i)) }
+
+func TestVerifiedSetBounded(t *testing.T) {
+	s := newVerifiedSet()
+	for i := range maxVerified + 5 {
+		s.add(sha256.Sum256(binary.BigEndian.AppendUint64(nil, uint64(i))))
+	}
+	if n := s.len(); n != maxVerified {
+		t.Fatalf("%d remembered, want %d", n, maxVerified)
+	}
+	if s.has(sha256.Sum256(binary.BigEndian.AppendUint64(nil, 0))) {
+		t.Fatal("the oldest entry survived eviction")
+	}
+	if !s.has(sha256.Sum256(binary.BigEndian.AppendUint64(nil, uint64(maxVerified+4)))) {
+		t.Fatal("the newest entry is missing")
+	}
+}
