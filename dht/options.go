@@ -39,6 +39,7 @@ func defaultConfig() config {
 		republish: DefaultRepublishInterval,
 		log:       slog.New(slog.DiscardHandler),
 		normalize: func(s string) string { return s },
+		quorum:    DefaultGetQuorum,
 	}
 }
 
@@ -113,9 +114,10 @@ func TagNormalizer(f func(string) string) Option {
 	}
 }
 
-// GetQuorum sets how many peers GetCard hears from before it settles on
-// the best card (default 0: kad-dht's default of 16, or the end of the
-// lookup). A lower quorum answers sooner and may miss a newer card.
+// GetQuorum sets how many answers GetCard waits for before it settles on
+// the newest card among them (default DefaultGetQuorum; 0 means kad-dht's
+// default of 16, or the end of the lookup). A lower quorum answers sooner
+// and is likelier to miss a card put moments ago on a few peers only.
 func GetQuorum(n int) Option {
 	return func(c *config) error {
 		if n < 0 {
@@ -132,7 +134,7 @@ type getConfig struct{ quorum int }
 type GetOption func(*getConfig)
 
 // Quorum overrides the GetQuorum option for one call; n <= 0 means
-// kad-dht's default.
+// kad-dht's default of 16.
 func Quorum(n int) GetOption {
 	return func(c *getConfig) { c.quorum = max(n, 0) }
 }

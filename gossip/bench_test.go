@@ -245,7 +245,8 @@ func (bl *baseline) send(b *testing.B, k, size int) []time.Duration {
 // BenchmarkDHTGetCard has every node put its card, then gets a card of
 // another node from a different node each iteration, and reports the
 // latency percentiles and their ratio to the goal, with kad-dht's default
-// quorum (16 answers or the end of the lookup) and with lower ones. The
+// quorum (16 answers or the end of the lookup), with the package's default
+// (dht.DefaultGetQuorum) and with 1. The
 // baseline is a single DHT ping between the same pairs in the same run;
 // p50/ping-p50 says how many round trips' worth a get costs, a figure the
 // machine's load disturbs less than milliseconds.
@@ -274,10 +275,13 @@ func BenchmarkDHTGetCard(b *testing.B) {
 		b.ReportMetric(ms(p50), "ms-p50")
 		b.ReportMetric(ms(p99), "ms-p99")
 	})
-	for _, q := range []int{0, 4, 1} {
-		name := "quorum=default"
-		if q > 0 {
-			name = fmt.Sprintf("quorum=%d", q)
+	for _, q := range []int{0, dht.DefaultGetQuorum, 1} {
+		name := fmt.Sprintf("quorum=%d", q)
+		switch q {
+		case 0:
+			name = "quorum=16-kad" // kad-dht's default
+		case dht.DefaultGetQuorum:
+			name += "-default"
 		}
 		b.Run(name, func(b *testing.B) {
 			p50, p99 := benchPairs(b, func(from, to int) error {
