@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
@@ -81,7 +82,10 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 		t.Fatal(err)
 	}
 	reasons := &reasonRecorder{}
-	all := append(startNodes(t, nw, 0, 1, gossip.WithMetrics(reasons)), startNodes(t, nw, 1, good)...)
+	scores := &scoreWatch{}
+	all := append(startNodes(t, nw, 0, 1, gossip.WithMetrics(reasons),
+		gossip.PubSubOptions(pubsub.WithPeerScoreInspect(scores.inspect, 10*time.Millisecond))),
+		startNodes(t, nw, 1, good)...)
 	attacker, _ := nw.Host(good)
 	attackerKey, _ := nw.Key(good)
 
@@ -168,6 +172,17 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	if got := reasons.sorted(); !slices.Equal(got, want) {
 		t.Errorf("node 0 outcomes %q, want %q", got, want)
 	}
+	// Peer scoring is on and the rejections cost the attacker: four
+	// invalid deliveries at -100 times their square put it at -1600, below
+	// the publish threshold; node 1, which relayed only good cards, stays
+	// at or above zero.
+	waitFor(t, 10*time.Second, "attacker's score below the publish threshold", func() bool {
+		s, ok := scores.score(attacker.ID())
+		return ok && s < gossip.ScoreThresholds().PublishThreshold
+	})
+	if s, ok := scores.score(all[1].h.ID()); !ok || s < 0 {
+		t.Errorf("node 1's score at node 0 is %v (known %v), want >= 0", s, ok)
+	}
 	for i, n := range all {
 		if i > 0 {
 			if s := n.g.Stats(); s.Rejected != 0 || s.Ignored != 0 || s.Accepted != 2 {
@@ -186,6 +201,25 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 			t.Errorf("node %d holds seq %d", i, n.store.seq(attackerID))
 		}
 	}
+}
+
+// scoreWatch keeps the last peer scores a router reported.
+type scoreWatch struct {
+	mu     sync.Mutex
+	scores map[peer.ID]float64
+}
+
+func (w *scoreWatch) inspect(m map[peer.ID]float64) {
+	w.mu.Lock()
+	w.scores = m
+	w.mu.Unlock()
+}
+
+func (w *scoreWatch) score(p peer.ID) (float64, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.scores[p]
+	return s, ok
 }
 
 // reasonRecorder is a gossip.Metrics that records every outcome.

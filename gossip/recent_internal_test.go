@@ -134,3 +134,24 @@ func TestVerifiedSetBounded(t *testing.T) {
 		t.Fatal("the newest entry is missing")
 	}
 }
+
+// TestNextWaitJitter: every wait lies within the interval plus or minus
+// the jitter, and the waits spread over that range.
+func TestNextWaitJitter(t *testing.T) {
+	g := &Gossip{cfg: config{interval: 100 * time.Millisecond, jitter: 20 * time.Millisecond}}
+	lo, hi := time.Hour, time.Duration(0)
+	for range 2000 {
+		w := g.nextWait()
+		if w < 80*time.Millisecond || w > 120*time.Millisecond {
+			t.Fatalf("wait %v outside 100ms ± 20ms", w)
+		}
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	if lo > 85*time.Millisecond || hi < 115*time.Millisecond {
+		t.Fatalf("waits span only [%v, %v]", lo, hi)
+	}
+	g.cfg.jitter = 0
+	if w := g.nextWait(); w != 100*time.Millisecond {
+		t.Fatalf("wait without jitter %v", w)
+	}
+}
