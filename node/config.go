@@ -68,7 +68,8 @@ type Config struct {
 	CardTTL time.Duration
 	// ConnLow and ConnHigh are the connection manager's water marks.
 	ConnLow, ConnHigh int
-	// SmallMemory shrinks the store's caches (tests and large testnets).
+	// SmallMemory shrinks the store's tables and caches (tests and large
+	// testnets).
 	SmallMemory bool
 	// Logger receives the node's logs; default discards.
 	Logger *slog.Logger
@@ -207,6 +208,7 @@ type fileConfig struct {
 	CardTTL           *string  `json:"card_ttl"`
 	ConnLow           *int     `json:"conn_low"`
 	ConnHigh          *int     `json:"conn_high"`
+	SmallMemory       *bool    `json:"small_memory"`
 }
 
 // ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
@@ -253,6 +255,9 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	if fc.DemoAgent != nil {
 		cfg.DemoAgent = *fc.DemoAgent
 	}
+	if fc.SmallMemory != nil {
+		cfg.SmallMemory = *fc.SmallMemory
+	}
 	if fc.ConnLow != nil {
 		cfg.ConnLow = *fc.ConnLow
 	}
@@ -290,6 +295,7 @@ const (
 	EnvAgentURL       = "ADPNODE_AGENT_URL"
 	EnvDemoAgent      = "ADPNODE_DEMO_AGENT"
 	EnvGossipInterval = "ADPNODE_GOSSIP_INTERVAL"
+	EnvSmallMemory    = "ADPNODE_SMALL_MEMORY"
 	EnvConfig         = "ADPNODE_CONFIG"
 )
 
@@ -315,7 +321,7 @@ func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) error {
 	for _, b := range []struct {
 		name string
 		dst  *bool
-	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}} {
+	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}, {EnvSmallMemory, &cfg.SmallMemory}} {
 		if v, ok := lookup(b.name); ok && v != "" {
 			x, err := strconv.ParseBool(v)
 			if err != nil {

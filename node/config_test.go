@@ -55,7 +55,7 @@ func TestConfigValidate(t *testing.T) {
 func TestConfigPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "adpnode.json")
-	body := `{"data_dir": "/from/file", "api": "127.0.0.1:7000", "directory": true, "gossip_interval": "30s", "listen": ["/ip4/127.0.0.1/tcp/4001"]}`
+	body := `{"data_dir": "/from/file", "api": "127.0.0.1:7000", "directory": true, "gossip_interval": "30s", "listen": ["/ip4/127.0.0.1/tcp/4001"], "small_memory": true}`
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestConfigPrecedence(t *testing.T) {
 	if err := ApplyConfigFile(&cfg, file); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.DataDir != "/from/file" || cfg.APIAddr != "127.0.0.1:7000" || !cfg.Directory || cfg.GossipInterval != 30*time.Second {
+	if cfg.DataDir != "/from/file" || cfg.APIAddr != "127.0.0.1:7000" || !cfg.Directory || cfg.GossipInterval != 30*time.Second || !cfg.SmallMemory {
 		t.Fatalf("file not applied: %+v", cfg)
 	}
 	env := map[string]string{EnvAPI: "127.0.0.1:7001", EnvBootstrap: "/ip4/127.0.0.1/tcp/1/p2p/a, /ip4/127.0.0.1/tcp/2/p2p/b", EnvDirectory: "false"}

@@ -21,7 +21,7 @@ import (
 type runFlags struct {
 	config, dataDir, api, agentURL, logLevel string
 	listen, bootstrap                        []string
-	directory, demoAgent                     bool
+	directory, demoAgent, smallMemory        bool
 	gossipInterval                           time.Duration
 }
 
@@ -35,10 +35,11 @@ func newRunCmd() *cobra.Command {
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 bootstrap, directory, agent_url, demo_agent, gossip_interval,
-republish_interval, card_ttl, conn_low, conn_high), the environment
-(ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN, ADPNODE_BOOTSTRAP,
-ADPNODE_DIRECTORY, ADPNODE_AGENT_URL, ADPNODE_DEMO_AGENT,
-ADPNODE_GOSSIP_INTERVAL; lists comma separated) and flags.
+republish_interval, card_ttl, conn_low, conn_high, small_memory), the
+environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
+ADPNODE_BOOTSTRAP, ADPNODE_DIRECTORY, ADPNODE_AGENT_URL,
+ADPNODE_DEMO_AGENT, ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY; lists
+comma separated) and flags.
 
 The HTTP API's base URL is written to DIR/api once it listens.`,
 		Args: cobra.NoArgs,
@@ -61,6 +62,7 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
 	f.StringVar(&rf.agentURL, "agent-url", "", "forward tool calls to this HTTP agent (POST <url>/<tool>)")
 	f.BoolVar(&rf.demoAgent, "demo-agent", false, "serve the built-in demo tools (echo, wordcount, reverse)")
+	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
@@ -102,6 +104,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("demo-agent") {
 		cfg.DemoAgent = rf.demoAgent
+	}
+	if f.Changed("small-memory") {
+		cfg.SmallMemory = rf.smallMemory
 	}
 	if f.Changed("gossip-interval") {
 		cfg.GossipInterval = rf.gossipInterval
