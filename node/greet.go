@@ -22,49 +22,64 @@ const (
 	maxGreeted       = 10000 // bound on the memory of greeted peers
 )
 
-// subscribeGreetings subscribes to peer identification before the node
-// connects anywhere, so no early peer is missed.
+// subscribeGreetings subscribes to peer identification. New calls it
+// before anything can dial (the DHT dials its bootstrap peers as it is
+// built), so no early peer is missed; greetLoop also greets the peers
+// already connected when it starts.
 func (n *Node) subscribeGreetings() (event.Subscription, error) {
 	return n.host.EventBus().Subscribe(new(event.EvtPeerIdentificationCompleted), eventbus.BufSize(256))
 }
 
-// greetLoop advertises the own card to each newly identified AITP peer,
-// at most greetConcurrency at a time, until ctx ends.
+// greetLoop advertises the own card to every AITP peer already identified
+// and then to each newly identified one, at most greetConcurrency at a
+// time, until ctx ends. It closes sub.
 func (n *Node) greetLoop(ctx context.Context, sub event.Subscription) {
 	defer sub.Close()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	sem := make(chan struct{}, greetConcurrency)
-	for {
-		var ev any
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok = <-sub.Out():
-			if !ok {
-				return
-			}
-		}
-		e, isID := ev.(event.EvtPeerIdentificationCompleted)
-		if !isID || e.Peer == n.self || !slices.Contains(e.Protocols, aitp.ProtocolID) || !n.markGreeted(e.Peer) {
-			continue
+	greet := func(p peer.ID) bool {
+		if p == n.self || !n.markGreeted(p) {
+			return true
 		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			return
+			n.unmarkGreeted(p)
+			return false
 		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			actx, cancel := context.WithTimeout(ctx, fetchTimeout)
 			defer cancel()
-			if _, err := n.advertiseTo(actx, e.Peer); err != nil {
-				n.log.Debug("greet peer", "peer", e.Peer, "err", err)
-				n.unmarkGreeted(e.Peer)
+			if _, err := n.advertiseTo(actx, p); err != nil {
+				n.log.Debug("greet peer", "peer", p, "err", err)
+				n.unmarkGreeted(p)
 			}
 		}()
+		return true
+	}
+	for _, p := range n.host.Network().Peers() {
+		if protos, err := n.host.Peerstore().SupportsProtocols(p, aitp.ProtocolID); err == nil && len(protos) > 0 {
+			if !greet(p) {
+				return
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-sub.Out():
+			if !ok {
+				return
+			}
+			e, isID := ev.(event.EvtPeerIdentificationCompleted)
+			if isID && slices.Contains(e.Protocols, aitp.ProtocolID) && !greet(e.Peer) {
+				return
+			}
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -54,6 +55,10 @@ type Node struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// greetings carries peer identifications from New on (see greetLoop);
+	// its Close is idempotent.
+	greetings event.Subscription
 
 	cardMu sync.Mutex // serialises card updates (sign, write, store, publish)
 
@@ -157,6 +162,13 @@ func New(cfg Config) (_ *Node, err error) {
 	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log))
 	closers = append(closers, n.client.Close)
 
+	// Subscribe to peer identification before the DHT dials its bootstrap
+	// peers, so that the greeting reaches them too.
+	if n.greetings, err = n.subscribeGreetings(); err != nil {
+		return nil, fmt.Errorf("node: subscribe to peer events: %w", err)
+	}
+	closers = append(closers, n.greetings.Close)
+
 	boot, err := bootstrapInfos(cfg.Bootstrap)
 	if err != nil {
 		return nil, err
@@ -257,15 +269,7 @@ func (n *Node) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	greetings, err := n.subscribeGreetings()
-	if err != nil {
-		return fmt.Errorf("node: subscribe to peer events: %w", err)
-	}
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		n.greetLoop(n.ctx, greetings)
-	}()
+	n.goLoop(func(ctx context.Context) { n.greetLoop(ctx, n.greetings) })
 	n.bootstrap(ctx)
 	if err := n.gossip.SetOwnCard(n.Card()); err != nil {
 		n.log.Warn("gossip own card", "err", err)
@@ -346,7 +350,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.greetings.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())
