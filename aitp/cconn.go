@@ -19,6 +19,25 @@ import (
 // should open a new one.
 var errClosing = errors.New("aitp: association closing")
 
+// unsentError is a call's failure on an association that ended before
+// any octet of the call's REQUEST went into the stream: the remote cannot
+// have seen the call, so it may go out again on a new association,
+// idempotent or not.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return e.err.Error() }
+func (e *unsentError) Unwrap() error { return e.err }
+
+// isUnsent reports whether err is an unsentError.
+func isUnsent(err error) bool {
+	var u *unsentError
+	return errors.As(err, &u)
+}
+
+// maxResends bounds how many times one call goes out again after finding
+// its association dead before its REQUEST was written.
+const maxResends = 2
+
 // clientConn is the caller end of one stream and its association.
 type clientConn struct {
 	cl    *Client
@@ -196,16 +215,20 @@ func (cc *clientConn) newIDLocked() uint32 {
 }
 
 // send writes a REQUEST (and STREAM chunks for a large body).
+// A failure before the REQUEST reached the stream is an unsentError.
 func (cc *clientConn) send(ctx context.Context, method string, body []byte, stream bool) (*pending, error) {
 	if err := cc.acquire(ctx); err != nil {
+		if err != errClosing && !isContextErr(err) {
+			err = &unsentError{err} // the association was dead
+		}
 		return nil, err
 	}
 	pd := newPending(stream)
 	cc.mu.Lock()
 	if cc.dead != nil || cc.closing {
-		err := cc.dead
-		if err == nil {
-			err = errClosing
+		var err error = errClosing
+		if cc.dead != nil {
+			err = &unsentError{cc.dead}
 		}
 		cc.releaseLocked()
 		cc.mu.Unlock()
@@ -234,7 +257,8 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 	if len(rest) == 0 {
 		seg.Flags |= FlagFin
 	}
-	err := cc.w.writeMethod(opts, &seg, method)
+	at, err := cc.w.writeAt(opts, &seg, method)
+	pd.at = at
 	for seq := uint32(1); err == nil && len(rest) > 0; seq++ {
 		k := min(len(rest), MaxBodyPerMessage)
 		s := Segment{Type: TypeStream, Association: cc.assoc, RequestID: pd.id, Sequence: seq, Body: rest[:k]}
@@ -245,12 +269,26 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 		rest = rest[k:]
 	}
 	if err != nil {
-		err = fmt.Errorf("%w: %w", ErrConnLost, err)
+		if !errors.Is(err, ErrConnLost) {
+			err = fmt.Errorf("%w: %w", ErrConnLost, err)
+		}
 		cc.fail(err)
 		cc.st.Reset()
+		if !cc.w.reached(at) {
+			err = &unsentError{err}
+		}
 		return nil, err
 	}
 	return pd, nil
+}
+
+// unsent reports whether pd failed because its association ended before
+// any octet of its REQUEST went into the stream.
+func (cc *clientConn) unsent(pd *pending) bool {
+	cc.mu.Lock()
+	err := pd.err
+	cc.mu.Unlock()
+	return errors.Is(err, ErrConnLost) && !cc.w.reached(pd.at)
 }
 
 // abandon gives up on pd: the remote is told with CANCEL, and the reply,

@@ -150,24 +150,35 @@ func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte
 	return out, err
 }
 
+// callOnce makes one attempt at a call: the remote runs it at most once.
+// A call whose association turns out dead before its REQUEST went into
+// the stream is sent again on a new one (the remote never saw it).
 func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []byte) ([]byte, error) {
-	cc, pd, err := c.start(ctx, p, method, body, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := cc.await(ctx, pd.done); err != nil && ctx.Err() != nil {
-		if !cc.abandon(pd) {
-			return nil, ctx.Err()
+	for resends := 0; ; resends++ {
+		cc, pd, err := c.start(ctx, p, method, body, false)
+		if err != nil {
+			return nil, err
 		}
+		if err := cc.await(ctx, pd.done); err != nil && ctx.Err() != nil {
+			if !cc.abandon(pd) {
+				return nil, ctx.Err()
+			}
+		}
+		out, err := pd.result()
+		resend := err != nil && resends < maxResends && ctx.Err() == nil && cc.unsent(pd)
+		cc.recycle(pd)
+		if !resend {
+			return out, err
+		}
+		c.log.Debug("aitp: resending a call its dead association never sent", "peer", p, "method", method, "err", err)
 	}
-	out, err := pd.result()
-	cc.recycle(pd)
-	return out, err
 }
 
-// start sends a request on p's association, opening one when needed.
+// start sends a request on p's association, opening one when needed. An
+// association found closing or dead before the REQUEST was written is
+// replaced.
 func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byte, stream bool) (*clientConn, *pending, error) {
-	for {
+	for resends := 0; ; {
 		cc, err := c.conn(ctx, p)
 		if err != nil {
 			return nil, nil, err
@@ -175,6 +186,11 @@ func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byt
 		pd, err := cc.send(ctx, method, body, stream)
 		if errors.Is(err, errClosing) {
 			continue // the association began closing: use a new one
+		}
+		if isUnsent(err) && resends < maxResends && ctx.Err() == nil {
+			resends++
+			c.log.Debug("aitp: association dead before the request was sent", "peer", p, "method", method, "err", err)
+			continue
 		}
 		return cc, pd, err
 	}
@@ -228,7 +244,14 @@ func (c *Client) conn(ctx context.Context, p peer.ID) (*clientConn, error) {
 	}
 	if cc := c.conns[p]; cc != nil {
 		c.mu.Unlock()
-		return cc, nil
+		if !cc.st.Conn().IsClosed() {
+			return cc, nil
+		}
+		// The connection under the stream closed before its reader
+		// noticed: drop the association and open a new one.
+		cc.fail(fmt.Errorf("%w: connection closed", ErrConnLost))
+		cc.st.Reset()
+		return c.conn(ctx, p)
 	}
 	d := c.dialing[p]
 	if d == nil {

@@ -35,6 +35,12 @@ type frameWriter struct {
 	// since is when the stream write in progress began (0: none), so a
 	// peer that stops reading can be detected; see stuckFor.
 	since atomic.Int64
+	// Stream offsets, counted from the first octet ever queued: written
+	// octets were taken by completed stream writes; handed octets also
+	// count the write in progress. The queue starts at handed. They tell
+	// a frame that never reached the stream from one that may have; see
+	// reached.
+	written, handed int64
 }
 
 // stuckFor reports how long the stream write in progress has lasted.
@@ -86,25 +92,47 @@ const lastWordTimeout = time.Second
 // writeMethod is write with the method given as a string (s.Method must
 // then be empty), which saves converting it on the call path.
 func (fw *frameWriter) writeMethod(opts []byte, s *Segment, method string) error {
+	_, err := fw.writeAt(opts, s, method)
+	return err
+}
+
+// writeAt is writeMethod that also returns the stream offset of the
+// frame's first octet, for reached.
+func (fw *frameWriter) writeAt(opts []byte, s *Segment, method string) (at int64, err error) {
 	var hdr [frameHeaderMax]byte
 	h, err := appendFrameHeader(hdr[:0], opts, s, len(method))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fw.mu.Lock()
 	for fw.err == nil && fw.writing && len(fw.buf) >= maxPendingWrite {
 		fw.cond.Wait()
 	}
+	at = fw.handed + int64(len(fw.buf))
 	if fw.err != nil {
 		err := fw.err
 		fw.mu.Unlock()
-		return err
+		return at, err
 	}
 	fw.buf = append(fw.buf, h...)
 	fw.buf = append(fw.buf, s.Method...)
 	fw.buf = append(fw.buf, method...)
 	fw.buf = append(fw.buf, s.Body...)
-	return fw.flushLocked()
+	return at, fw.flushLocked()
+}
+
+// reached reports whether any octet from stream offset at on may have
+// gone into the stream. It waits while a stream write in progress holds
+// that octet: the write's outcome decides. False means the frame at that
+// offset never reached the stream, and never will once the writer has
+// failed.
+func (fw *frameWriter) reached(at int64) bool {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	for fw.written <= at && at < fw.handed {
+		fw.cond.Wait()
+	}
+	return fw.written > at
 }
 
 // flushLocked writes the queue out unless another writer is doing so; it
@@ -126,11 +154,16 @@ func (fw *frameWriter) flushLocked() error {
 	for len(fw.buf) > 0 && fw.err == nil {
 		b := fw.buf
 		fw.buf = fw.spare[:0]
+		fw.handed += int64(len(b))
 		fw.mu.Unlock()
 		fw.since.Store(nanotime())
-		_, err := fw.w.Write(b)
+		n, err := fw.w.Write(b)
 		fw.since.Store(0)
 		fw.mu.Lock()
+		// A failed write may have taken a prefix of b; the rest of b and
+		// the queue never reach the stream.
+		fw.written += int64(n)
+		fw.handed = fw.written
 		if cap(b) <= 2*MaxMessageSize {
 			fw.spare = b[:0]
 		} else {

@@ -11,6 +11,7 @@ import (
 // pending is one call awaiting its reply.
 type pending struct {
 	id        uint32
+	at        int64 // stream offset of the REQUEST frame (frameWriter.reached)
 	stream    bool
 	abandoned bool // the caller left; the reply only frees the window
 	finished  bool

@@ -1,0 +1,109 @@
+package aitp_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+
+	"github.com/adpnode/adpnode/aitp"
+)
+
+// TestCallAfterConnectionClosed: once the connection under the client's
+// association closes, the next call, idempotent or not, goes out on a new
+// stream instead of failing on the dead one. Each way of losing the
+// connection is repeated, since the client may or may not have noticed
+// the loss by the time of the call.
+func TestCallAfterConnectionClosed(t *testing.T) {
+	cases := []struct {
+		name      string
+		drop      func(t *testing.T, hc, hs host.Host)
+		reconnect bool
+	}{
+		{name: "client closes, call dials", drop: func(t *testing.T, hc, hs host.Host) {
+			hc.Network().ClosePeer(hs.ID())
+		}},
+		{name: "client closes, reconnects", reconnect: true, drop: func(t *testing.T, hc, hs host.Host) {
+			hc.Network().ClosePeer(hs.ID())
+		}},
+		{name: "server closes", drop: func(t *testing.T, hc, hs host.Host) {
+			hs.Network().ClosePeer(hc.ID())
+			p := hs.ID()
+			waitFor(t, "the client to see the connection closed", func() bool {
+				return hc.Network().Connectedness(p) != network.Connected
+			})
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, cl, hs, hc := pair(t, nil)
+			var served atomic.Int64
+			srv.HandleFunc("echo", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+				served.Add(1)
+				return echo(ctx, w, r)
+			})
+			for i := range 50 {
+				body := []byte(fmt.Sprint("call ", i))
+				if got, err := cl.Call(ctxT(t), hs.ID(), "echo", body); err != nil || string(got) != string(body) {
+					t.Fatalf("round %d, before the close: %q %v", i, got, err)
+				}
+				tc.drop(t, hc, hs)
+				if tc.reconnect {
+					connect(t, hc, hs)
+				}
+				if got, err := cl.Call(ctxT(t), hs.ID(), "echo", body); err != nil || string(got) != string(body) {
+					t.Fatalf("round %d, first call after the close: %q %v", i, got, err)
+				}
+			}
+			if n := served.Load(); n != 100 {
+				t.Fatalf("handler ran %d times, want 100 (each call exactly once)", n)
+			}
+		})
+	}
+}
+
+// TestConcurrentCallsAfterConnectionClosed: calls racing on an
+// association whose connection just closed all succeed, each run once.
+func TestConcurrentCallsAfterConnectionClosed(t *testing.T) {
+	srv, cl, hs, hc := pair(t, nil)
+	var served atomic.Int64
+	srv.HandleFunc("echo", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		served.Add(1)
+		return echo(ctx, w, r)
+	})
+	const rounds, callers = 10, 8
+	for i := range rounds {
+		if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
+			t.Fatalf("round %d, before the close: %v", i, err)
+		}
+		hc.Network().ClosePeer(hs.ID())
+		var wg sync.WaitGroup
+		errs := make(chan error, callers)
+		for j := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := []byte(fmt.Sprint(i, "/", j))
+				got, err := cl.Call(ctxT(t), hs.ID(), "echo", body)
+				if err == nil && string(got) != string(body) {
+					err = fmt.Errorf("reply %q, want %q", got, body)
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+	}
+	if n, want := served.Load(), int64(rounds*(callers+1)); n != want {
+		t.Fatalf("handler ran %d times, want %d", n, want)
+	}
+}
