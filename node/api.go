@@ -40,7 +40,6 @@ func newAPIHandler(n *Node) http.Handler {
 	mux.HandleFunc("GET /v1/card", a.getCard)
 	mux.HandleFunc("PUT /v1/card", a.putCard)
 	mux.HandleFunc("GET /v1/cards", a.listCards)
-	mux.HandleFunc("GET /v1/cards/{id...}", a.getCardByID)
 	mux.HandleFunc("POST /v1/discover", a.discover)
 	mux.HandleFunc("POST /v1/describe", a.describe)
 	mux.HandleFunc("POST /v1/invoke", a.invoke)
@@ -72,7 +71,30 @@ func newAPIHandler(n *Node) http.Handler {
 		}
 		writeAPIError(w, &apiError{status: http.StatusNotFound, Code: codeNotFound, Message: "no such endpoint: " + r.Method + " " + r.URL.Path})
 	})
-	return guard(mux, n.log)
+	return guard(cardsByID(a, mux), n.log)
+}
+
+// cardsPath is the prefix of GET /v1/cards/{id}.
+const cardsPath = "/v1/cards/"
+
+// cardsByID serves GET /v1/cards/{id} ahead of mux, whose path cleaning
+// would fold the "//" of "agent://k51..." and redirect: the id is read
+// from the escaped path, so agent://k51..., its URL-encoded forms, a bare
+// k51... and a base58 12D3KooW... all reach the handler as sent.
+func cardsByID(a *api, mux http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.EscapedPath(), cardsPath)
+		if !ok || rest == "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", http.MethodGet)
+			writeAPIError(w, &apiError{status: http.StatusMethodNotAllowed, Code: codeInvalidRequest, Message: r.Method + " not allowed on " + cardsPath + "{id}"})
+			return
+		}
+		a.getCardByID(w, r, rest)
+	})
 }
 
 // guard refuses what a web page could make a browser send to a loopback

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -110,13 +111,19 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return v, nil
 }
 
-func (a *api) getCardByID(w http.ResponseWriter, r *http.Request) {
+// getCardByID answers GET /v1/cards/{id}; escaped is the id as it
+// appears in the escaped request path (see cardsByID).
+func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string) {
+	id, err := url.PathUnescape(escaped)
+	if err != nil {
+		writeAPIError(w, badRequest("/id", "not a valid URL path segment: %v", err))
+		return
+	}
+	if rest, ok := strings.CutPrefix(id, "agent:/"); ok && !strings.HasPrefix(rest, "/") {
+		id = "agent://" + rest // a proxy or client that cleaned the path folded the "//"
+	}
 	ctx, cancel := callContext(r)
 	defer cancel()
-	id := r.PathValue("id")
-	if rest, ok := strings.CutPrefix(id, "agent:/"); ok && !strings.HasPrefix(rest, "/") {
-		id = "agent://" + rest // path cleaning folds the double slash
-	}
 	rec, err := a.n.LookupCard(ctx, id)
 	if err != nil {
 		writeAPIError(w, err)

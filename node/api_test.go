@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -261,4 +262,61 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("metrics: %d", code)
 		}
 	})
+}
+
+// TestAPICardByIDForms: GET /v1/cards/{id} answers every form of an agent
+// id at once, without the redirect of the router's path cleaning.
+func TestAPICardByIDForms(t *testing.T) {
+	n := startNode(t, testNode{name: "forms"})
+	id := n.AgentID()
+	bare := strings.TrimPrefix(id, "agent://")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tt := range []struct {
+		name, path string
+		code       int
+	}{
+		{"agent uri", id, 200},
+		{"path-escaped", url.PathEscape(id), 200},
+		{"query-escaped", url.QueryEscape(id), 200},
+		{"folded slashes", "agent:/" + bare, 200},
+		{"bare base36", bare, 200},
+		{"base58 peer id", n.PeerID().String(), 200},
+		{"bad escape", "agent%zz", 400},
+		{"not an id", "agent://nonsense", 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", n.APIURL()+"/v1/cards/x", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL.RawPath, req.URL.Path = "", "" // send the path exactly as written
+			req.URL.Opaque = "//" + req.URL.Host + "/v1/cards/" + tt.path
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.code {
+				t.Fatalf("GET /v1/cards/%s: %d %s", tt.path, resp.StatusCode, body)
+			}
+			if tt.code != 200 {
+				return
+			}
+			var rec struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(body, &rec); err != nil || rec.ID != id {
+				t.Fatalf("GET /v1/cards/%s: id %q, want %q (%v): %s", tt.path, rec.ID, id, err, body)
+			}
+		})
+	}
+	resp, err := client.Post(n.APIURL()+"/v1/cards/"+id, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET" {
+		t.Fatalf("POST /v1/cards/{id}: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -25,9 +26,19 @@ const (
 // maxDescribeFields bounds the field list of a describe request.
 const maxDescribeFields = 32
 
+// normalizeAgentID accepts an agent id in every form a user may give it
+// (agent://k51..., agent://12D3KooW..., or the bare k51... or 12D3KooW...
+// peer id) and returns its canonical agent://k51... form.
+func normalizeAgentID(id string) (string, error) {
+	if !strings.Contains(id, ":") {
+		id = adp.AgentIDScheme + id
+	}
+	return adp.NormalizeAgentID(id)
+}
+
 // remotePeer resolves an agent id to a peer other than this node.
 func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
-	id, err := adp.NormalizeAgentID(agentID)
+	id, err := normalizeAgentID(agentID)
 	if err != nil {
 		return "", "", err
 	}
@@ -275,7 +286,7 @@ func (n *Node) advertiseTo(ctx context.Context, p peer.ID) (bool, error) {
 
 // Rate records this node's rating (1..5 stars) of agentID.
 func (n *Node) Rate(ctx context.Context, agentID string, stars int) error {
-	id, err := adp.NormalizeAgentID(agentID)
+	id, err := normalizeAgentID(agentID)
 	if err != nil {
 		return err
 	}
@@ -290,7 +301,7 @@ func (n *Node) Rate(ctx context.Context, agentID string, stars int) error {
 
 // Stats returns the interaction records of agentID.
 func (n *Node) Stats(ctx context.Context, agentID string) (store.Stats, error) {
-	id, err := adp.NormalizeAgentID(agentID)
+	id, err := normalizeAgentID(agentID)
 	if err != nil {
 		return store.Stats{}, err
 	}

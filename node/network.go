@@ -283,7 +283,7 @@ func (n *Node) advertiseToDirectories(ctx context.Context) {
 // stale is fetched again, from the DHT first and then from its owner
 // (adp.describe); when neither answers, a stale record is returned as is.
 func (n *Node) LookupCard(ctx context.Context, agentID string) (*store.Record, error) {
-	id, err := adp.NormalizeAgentID(agentID)
+	id, err := normalizeAgentID(agentID)
 	if err != nil {
 		return nil, err
 	}
