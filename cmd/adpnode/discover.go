@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"text/tabwriter"
@@ -110,13 +111,27 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 			return err
 		}
 	}
-	for _, s := range resp.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", s)
-	}
+	printWarnings(cmd.ErrOrStderr(), resp.Warnings)
 	if len(resp.UnsupportedFilters) > 0 {
 		fmt.Fprintln(cmd.ErrOrStderr(), "unsupported filters:", strings.Join(resp.UnsupportedFilters, ", "))
 	}
 	return nil
+}
+
+// redactedWarning begins the warning the node adds to every answer whose
+// detail is not "full" (node/discovery.go). Table output never shows the
+// cards, so it is noise there; --json keeps it.
+const redactedWarning = "agent_card reduced to the "
+
+// printWarnings writes a discovery's warnings to w (stderr), one per
+// line, leaving out the redaction notice.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		if strings.HasPrefix(s, redactedWarning) {
+			continue
+		}
+		fmt.Fprintln(w, "warning:", strings.TrimSpace(s))
+	}
 }
 
 func formatComponents(m map[string]float64) string {

@@ -109,6 +109,16 @@ func TestInitRunAndAPICommands(t *testing.T) {
 	if !strings.Contains(out, "SCORE") || !strings.Contains(out, "Counter") {
 		t.Fatalf("discover table: %q", out)
 	}
+	// The node's redaction notice stays out of the table output but in
+	// the JSON.
+	out, errOut, err := nodeCLI(t, ctx, "discover", "--data-dir", dirB, "--tags", "text/analysis")
+	if err != nil || strings.Contains(out+errOut, "redacted") {
+		t.Fatalf("discover table shows the redaction notice: %q %q %v", out, errOut, err)
+	}
+	out, _, err = nodeCLI(t, ctx, "discover", "--data-dir", dirB, "--tags", "text/analysis", "--json")
+	if err != nil || !strings.Contains(out, redactedWarning) {
+		t.Fatalf("discover --json lost the redaction notice: %q %v", out, err)
+	}
 
 	out, _, err = nodeCLI(t, ctx, "invoke", "--data-dir", dirB, idA, "wordcount", `{"text":"one two three"}`)
 	if err != nil || !strings.Contains(out, `"words": 3`) {
@@ -197,5 +207,25 @@ func TestRunConfigPrecedence(t *testing.T) {
 	t.Setenv(node.EnvDirectory, "not-a-bool")
 	if _, err := rf.buildConfig(newRunCmd()); !errors.Is(err, node.ErrInvalidConfig) {
 		t.Fatalf("bad env: %v", err)
+	}
+}
+
+func TestPrintDiscoverWarnings(t *testing.T) {
+	raw := []byte(`{"results":[{"id":"agent://k51a","name":"Counter","score":0.5,"matched_tags":["text"]}],
+		"warnings":["agent_card reduced to the summary fields (redacted); request detail \"full\" for the signed cards","tag \"x\" is unknown"],
+		"unsupported_filters":["constraints.region"]}`)
+	cmd := newDiscoverCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	if err := printDiscover(cmd, raw, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) != 3 || lines[2] != "" || !strings.HasSuffix(lines[1], "local") {
+		t.Fatalf("table: %q", out.String())
+	}
+	if want := "warning: tag \"x\" is unknown\nunsupported filters: constraints.region\n"; errOut.String() != want {
+		t.Fatalf("stderr %q, want %q", errOut.String(), want)
 	}
 }

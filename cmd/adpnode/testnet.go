@@ -84,7 +84,7 @@ func newTestnetUpCmd(dir *string) *cobra.Command {
 				return err
 			}
 			defer tn.Close()
-			return tnPrintUp(ctx, cmd.OutOrStdout(), tn, *dir)
+			return tnPrintUp(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), tn, *dir)
 		},
 	}
 	f := cmd.Flags()
@@ -151,7 +151,7 @@ func tnRound(d time.Duration) time.Duration {
 
 // printUp prints the summary of a fresh testnet: timings, the node table
 // and one sample discovery.
-func tnPrintUp(ctx context.Context, w io.Writer, tn *testnet.Testnet, dir string) error {
+func tnPrintUp(ctx context.Context, w, errw io.Writer, tn *testnet.Testnet, dir string) error {
 	r := tn.Report()
 	nodes := tn.Nodes()
 	fmt.Fprintf(w, "testnet of %d nodes running in %s\n", r.Nodes, tn.Dir())
@@ -175,7 +175,7 @@ func tnPrintUp(ctx context.Context, w io.Writer, tn *testnet.Testnet, dir string
 		if err != nil {
 			return fmt.Errorf("sample discovery: %w", err)
 		}
-		tnPrintResults(w, resp)
+		tnPrintResults(w, errw, resp)
 	}
 	flag := ""
 	if dir != defaultTestnetDir {
@@ -196,7 +196,10 @@ func tnRole(n testnet.NodeInfo) string {
 	}
 }
 
-func tnPrintResults(w io.Writer, resp *adp.DiscoverResponse) {
+// tnPrintResults writes a discovery's results as a table to w and its
+// warnings, one per line, to errw.
+func tnPrintResults(w, errw io.Writer, resp *adp.DiscoverResponse) {
+	defer printWarnings(errw, resp.Warnings)
 	if len(resp.Results) == 0 {
 		fmt.Fprintln(w, "  no results")
 		return
@@ -207,9 +210,6 @@ func tnPrintResults(w io.Writer, resp *adp.DiscoverResponse) {
 		fmt.Fprintf(tw, "  %.3f\t%s\t%s\t%s\n", r.Score, r.Name, strings.Join(r.MatchedTags, ","), r.ID)
 	}
 	_ = tw.Flush()
-	if len(resp.Warnings) > 0 {
-		fmt.Fprintf(w, "  %d warning(s): --json shows them\n", len(resp.Warnings))
-	}
 }
 
 func newTestnetStatusCmd(dir *string) *cobra.Command {
@@ -328,7 +328,7 @@ func newTestnetDiscoverCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tnPrintResults(w, resp)
+			tnPrintResults(w, cmd.ErrOrStderr(), resp)
 			return nil
 		},
 	}
