@@ -83,17 +83,19 @@ func newBenchNet(b *testing.B) *benchNet {
 // BenchmarkCardPropagation publishes a new card from a different node each
 // iteration and reports, from the arrival times recorded by each node's
 // OnCard, how long the card took to reach the first, 95% and 100% of the
-// other nodes (means over the iterations) and the 100% figure's ratio to
-// the goal. The baseline, in the same iteration on the same routers and
-// connections, is a message of the same size on a topic without the card
-// validator or a sink; the ratio says what the card path costs on top of
-// plain GossipSub.
+// other nodes (medians over the iterations: a machine shared with other
+// work has load bursts that a mean would report) and the 100% figure's
+// ratio to the goal. The baseline, in the same iteration on the same
+// routers and connections, is a message of the same size on a topic
+// without the card validator or a sink; 100%/base, the median of the
+// per-iteration ratios, says what the card path costs on top of plain
+// GossipSub.
 func BenchmarkCardPropagation(b *testing.B) {
 	bn := newBenchNet(b)
 	ctx := context.Background()
 	base := newBaseline(b, bn)
 	seqs := make([]uint64, benchNodes)
-	var first, p95, p100, bp95, bp100 []time.Duration
+	var first, p95, p100, bp95, bp100, ratio []time.Duration
 	i := 0
 	for b.Loop() {
 		k := i % benchNodes
@@ -129,16 +131,19 @@ func BenchmarkCardPropagation(b *testing.B) {
 		f, q95, q100 := spread(lat)
 		first, p95, p100 = append(first, f), append(p95, q95), append(p100, q100)
 
-		_, q95, q100 = spread(base.send(b, k, len(card.Raw())))
-		bp95, bp100 = append(bp95, q95), append(bp100, q100)
+		_, b95, b100 := spread(base.send(b, k, len(card.Raw())))
+		bp95, bp100 = append(bp95, b95), append(bp100, b100)
+		// The card's time over the baseline's, right after it: load
+		// bursts from outside the process hit both alike.
+		ratio = append(ratio, q100*1000/max(b100, 1))
 	}
-	b.ReportMetric(ms(mean(first)), "ms-first")
-	b.ReportMetric(ms(mean(p95)), "ms-95%")
-	b.ReportMetric(ms(mean(p100)), "ms-100%")
-	b.ReportMetric(float64(mean(p100))/float64(goalPropagation), "100%/goal")
-	b.ReportMetric(ms(mean(bp95)), "base-ms-95%")
-	b.ReportMetric(ms(mean(bp100)), "base-ms-100%")
-	b.ReportMetric(float64(mean(p100))/float64(mean(bp100)), "100%/base")
+	b.ReportMetric(ms(median(first)), "ms-first")
+	b.ReportMetric(ms(median(p95)), "ms-95%")
+	b.ReportMetric(ms(median(p100)), "ms-100%")
+	b.ReportMetric(float64(median(p100))/float64(goalPropagation), "100%/goal")
+	b.ReportMetric(ms(median(bp95)), "base-ms-95%")
+	b.ReportMetric(ms(median(bp100)), "base-ms-100%")
+	b.ReportMetric(float64(median(ratio))/1000, "100%/base")
 }
 
 // spread returns the first, 95th percentile and last of latencies.
@@ -324,15 +329,13 @@ func benchPairs(b *testing.B, op func(from, to int) error) (p50, p99 time.Durati
 	return lat[len(lat)/2], lat[(len(lat)*99+99)/100-1]
 }
 
-func mean(ds []time.Duration) time.Duration {
+func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
-	var sum time.Duration
-	for _, d := range ds {
-		sum += d
-	}
-	return sum / time.Duration(len(ds))
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
