@@ -2,8 +2,9 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
@@ -11,68 +12,42 @@ import (
 )
 
 // registerMethods registers the ADP methods and the card's tools on the
-// AITP server.
+// AITP server. Package adp's Service decodes, bounds and verifies the
+// requests; the node supplies its card, the store (adp.advertise) and the
+// local discovery (adp.discover).
 func (n *Node) registerMethods() {
-	n.server.HandleFunc(methodDescribe, n.serveDescribe)
-	n.server.HandleFunc(methodAdvertise, n.serveAdvertise)
-	n.server.HandleFunc(methodDiscover, n.serveDiscover)
+	adp.NewService(adp.CardSourceFunc(n.Card),
+		adp.WithCardSink(advertisedCards{n}),
+		adp.WithDiscoverer(localDiscoverer{n}),
+		adp.WithServiceLogger(n.log),
+	).Register(n.server)
 	n.registerTools(n.Card())
 }
 
-// serveDescribe answers adp.describe: the own card, or the requested
-// fields plus id and name.
-func (n *Node) serveDescribe(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
-	var in struct {
-		Fields []string `json:"fields"`
-	}
-	if len(r.Body) > 0 {
-		if err := json.Unmarshal(r.Body, &in); err != nil {
-			return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "body must be {\"fields\": [...]}: %v", err)
-		}
-	}
-	if len(in.Fields) > maxDescribeFields {
-		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/fields", "at most %d fields", maxDescribeFields)
-	}
-	out, err := selectFields(n.Card(), in.Fields)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
-}
+// advertisedCards stores the cards peers push with adp.advertise.
+type advertisedCards struct{ n *Node }
 
-// serveAdvertise answers adp.advertise: the body is the caller's own
-// signed card; it is verified and stored with source advertise.
-func (n *Node) serveAdvertise(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
-	c, err := adp.DecodeVerified(r.Body)
-	if err != nil {
-		return aitpInvalid(err)
-	}
-	if owner, err := c.PeerID(); err != nil || owner != r.Remote {
-		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "the card's id is not the caller's agent id")
-	}
-	stored, err := n.store.PutCard(ctx, c, store.SourceAdvertise, c.ID)
+// AdvertisedCard stores c (decoded, validated, verified and the caller's
+// own, checked by adp.Service) with source advertise and the caller as
+// origin, and notes it when it is a directory peer's.
+func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
+	stored, err := s.n.store.PutCard(ctx, c, store.SourceAdvertise, adp.AgentID(from))
 	if err != nil {
 		if errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge) {
-			return aitpInvalid(err)
+			return false, aitpInvalid(err)
 		}
-		return err
+		return false, err
 	}
-	n.noteDirectory(c)
-	return writeJSON(w, map[string]bool{"stored": stored})
+	s.n.noteDirectory(c)
+	return stored, nil
 }
 
-// serveDiscover answers adp.discover from the local index.
-func (n *Node) serveDiscover(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
-	req, err := adp.ParseDiscoverRequest(r.Body)
-	if err != nil {
-		return aitpInvalid(err)
-	}
-	resp, err := n.Discover(ctx, req, scopeLocal)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, resp)
+// localDiscoverer answers adp.discover from the local index: a peer's
+// discovery never fans out again.
+type localDiscoverer struct{ n *Node }
+
+func (d localDiscoverer) Discover(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
+	return d.n.Discover(ctx, req, scopeLocal)
 }
 
 // aitpInvalid turns a card or request problem into INVALID_REQUEST with

@@ -16,16 +16,6 @@ import (
 	"github.com/adpnode/adpnode/store"
 )
 
-// ADP method names carried over AITP.
-const (
-	methodDescribe  = "adp.describe"
-	methodAdvertise = "adp.advertise"
-	methodDiscover  = "adp.discover"
-)
-
-// maxDescribeFields bounds the field list of a describe request.
-const maxDescribeFields = 32
-
 // normalizeAgentID accepts an agent id in every form a user may give it
 // (agent://k51..., agent://12D3KooW..., or the bare k51... or 12D3KooW...
 // peer id) and returns its canonical agent://k51... form.
@@ -55,16 +45,9 @@ func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
 // fetchFromOwner asks p for its full card (adp.describe), verifies it,
 // checks that it is p's own card and stores it.
 func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error) {
-	raw, err := n.call(ctx, p, methodDescribe, nil, aitp.Idempotent())
+	c, err := adp.Describe(ctx, n.client, p)
 	if err != nil {
-		return nil, err
-	}
-	c, err := adp.DecodeVerified(raw)
-	if err != nil {
-		return nil, fmt.Errorf("node: card from %s: %w", p, err)
-	}
-	if owner, err := c.PeerID(); err != nil || owner != p {
-		return nil, fmt.Errorf("node: %s answered with the card of %s: %w", p, c.ID, adp.ErrBadID)
+		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(err))
 	}
 	n.storeCard(ctx, c, store.SourceAdvertise, c.ID)
 	return c, nil
@@ -74,8 +57,8 @@ func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error)
 // card, or the requested fields plus id and name. The own card is answered
 // locally. A full card is verified and stored.
 func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (json.RawMessage, error) {
-	if len(fields) > maxDescribeFields {
-		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/fields", Message: fmt.Sprintf("at most %d fields", maxDescribeFields)}
+	if len(fields) > adp.MaxDescribeFields {
+		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/fields", Message: fmt.Sprintf("at most %d fields", adp.MaxDescribeFields)}
 	}
 	p, id, err := n.remotePeer(agentID)
 	if err != nil {
@@ -91,18 +74,11 @@ func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (j
 		}
 		return c.Raw(), nil
 	}
-	body, err := json.Marshal(map[string][]string{"fields": fields})
+	c, err := adp.Describe(ctx, n.client, p, fields...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("node: describe %s: %w", id, wrapUnreachable(err))
 	}
-	raw, err := n.call(ctx, p, methodDescribe, body, aitp.Idempotent())
-	if err != nil {
-		return nil, err
-	}
-	if !json.Valid(raw) {
-		return nil, fmt.Errorf("node: describe reply from %s is not JSON", p)
-	}
-	return raw, nil
+	return c.Raw(), nil
 }
 
 // selectFields returns the card, or only the named top-level fields plus id
@@ -271,17 +247,8 @@ func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
 }
 
 func (n *Node) advertiseTo(ctx context.Context, p peer.ID) (bool, error) {
-	raw, err := n.call(ctx, p, methodAdvertise, n.Card().Raw(), aitp.Idempotent())
-	if err != nil {
-		return false, err
-	}
-	var reply struct {
-		Stored bool `json:"stored"`
-	}
-	if err := json.Unmarshal(raw, &reply); err != nil {
-		return false, fmt.Errorf("node: advertise reply from %s: %w", p, err)
-	}
-	return reply.Stored, nil
+	stored, err := adp.Advertise(ctx, n.client, p, n.Card())
+	return stored, wrapUnreachable(err)
 }
 
 // Rate records this node's rating (1..5 stars) of agentID.
@@ -314,14 +281,26 @@ func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, 
 	return reply, wrapUnreachable(err)
 }
 
-// wrapUnreachable marks an error that is neither a remote answer nor the
-// caller's own deadline as a failure to reach the agent.
+// wrapUnreachable marks an error that is neither a remote answer, nor a
+// malformed or unverifiable reply, nor the caller's own deadline as a
+// failure to reach the agent.
 func wrapUnreachable(err error) error {
 	var re *aitp.Error
-	if err == nil || errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if err == nil || errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || badReply(err) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnreachable, err)
+}
+
+// badReply reports an error about what a peer answered (package adp's
+// decoding and verification), as opposed to a failure to reach it.
+func badReply(err error) bool {
+	for _, e := range []error{adp.ErrMalformed, adp.ErrInvalid, adp.ErrTooLarge, adp.ErrTooDeep, adp.ErrUnsigned, adp.ErrBadSignature, adp.ErrBadID, adp.ErrBadDID} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // ImportCard stores a signed card that reached the node by other means (a

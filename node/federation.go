@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -129,17 +127,9 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *adp.DiscoverRequest) ([]federated, error) {
 	q := *req
 	q.Detail = adp.DetailFull
-	body, err := json.Marshal(&q)
+	resp, err := adp.Discover(ctx, n.client, p, &q)
 	if err != nil {
-		return nil, err
-	}
-	raw, err := n.call(ctx, p, methodDiscover, body, aitp.Idempotent())
-	if err != nil {
-		return nil, err
-	}
-	var resp adp.DiscoverResponse
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, fmt.Errorf("malformed reply: %w", err)
+		return nil, wrapUnreachable(err)
 	}
 	received := time.Now().UTC().Format(time.RFC3339Nano)
 	limit := min(len(resp.Results), adp.MaxDiscoverLimit)

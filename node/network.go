@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -109,23 +107,16 @@ func (n *Node) announceLoop(ctx context.Context) {
 // waiting for their owners to publish again.
 func (n *Node) syncFromBootstrap(ctx context.Context) {
 	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
-	body, err := json.Marshal(map[string]any{"limit": adp.MaxDiscoverLimit, "min_score": 0, "detail": adp.DetailFull})
-	if err != nil {
-		return
-	}
+	anyScore := 0.0
+	req := &adp.DiscoverRequest{Limit: adp.MaxDiscoverLimit, MinScore: &anyScore, Detail: adp.DetailFull}
 	for _, ai := range infos {
 		if ai.ID == n.self || n.host.Network().Connectedness(ai.ID) != network.Connected {
 			continue
 		}
 		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		raw, err := n.call(sctx, ai.ID, methodDiscover, body, aitp.Idempotent())
+		resp, err := adp.Discover(sctx, n.client, ai.ID, req)
 		cancel()
 		if err != nil {
-			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
-			continue
-		}
-		var resp adp.DiscoverResponse
-		if err := json.Unmarshal(raw, &resp); err != nil {
 			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
 			continue
 		}

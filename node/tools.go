@@ -31,7 +31,7 @@ func (n *Node) registerTools(c *adp.Card) {
 }
 
 func isADPMethod(m string) bool {
-	return m == methodDescribe || m == methodAdvertise || m == methodDiscover
+	return m == adp.MethodDescribe || m == adp.MethodAdvertise || m == adp.MethodDiscover
 }
 
 // serveTool answers a tool call from another agent: the demo agent or the
