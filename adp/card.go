@@ -347,9 +347,15 @@ func setExtra(m map[string]json.RawMessage, k string, v json.RawMessage) map[str
 	return m
 }
 
-// decodeStandalone decodes one nested object on its own (outside a card)
-// with the same strictness as ParseCard.
-func decodeStandalone(data []byte, decode func(d *decoder, raw json.RawMessage)) error {
+// part is a nested card object that decodes itself at a JSON Pointer.
+type part[T any] interface {
+	*T
+	decode(d *decoder, path string, raw json.RawMessage)
+}
+
+// unmarshalPart decodes one nested object on its own (outside a card) with
+// the same strictness as ParseCard, and stores it in dst only on success.
+func unmarshalPart[T any, P part[T]](dst P, data []byte) error {
 	if len(data) > MaxCardSize {
 		return fmt.Errorf("%w: %d octets, limit %d", ErrTooLarge, len(data), MaxCardSize)
 	}
@@ -357,57 +363,29 @@ func decodeStandalone(data []byte, decode func(d *decoder, raw json.RawMessage))
 	if _, err := scanObject(buf, MaxDepth); err != nil {
 		return err
 	}
-	var d decoder
-	decode(&d, bytes.TrimSpace(buf))
-	return d.err()
+	var (
+		d decoder
+		n T
+	)
+	P(&n).decode(&d, "", bytes.TrimSpace(buf))
+	if err := d.err(); err != nil {
+		return err
+	}
+	*dst = n
+	return nil
 }
 
 // UnmarshalJSON decodes a tool descriptor as ParseCard does.
-func (t *Tool) UnmarshalJSON(data []byte) error {
-	var n Tool
-	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
-	if err == nil {
-		*t = n
-	}
-	return err
-}
+func (t *Tool) UnmarshalJSON(data []byte) error { return unmarshalPart(t, data) }
 
 // UnmarshalJSON decodes an endpoint descriptor as ParseCard does.
-func (e *Endpoint) UnmarshalJSON(data []byte) error {
-	var n Endpoint
-	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
-	if err == nil {
-		*e = n
-	}
-	return err
-}
+func (e *Endpoint) UnmarshalJSON(data []byte) error { return unmarshalPart(e, data) }
 
 // UnmarshalJSON decodes constraints as ParseCard does.
-func (c *Constraints) UnmarshalJSON(data []byte) error {
-	var n Constraints
-	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
-	if err == nil {
-		*c = n
-	}
-	return err
-}
+func (c *Constraints) UnmarshalJSON(data []byte) error { return unmarshalPart(c, data) }
 
 // UnmarshalJSON decodes metadata as ParseCard does.
-func (m *Metadata) UnmarshalJSON(data []byte) error {
-	var n Metadata
-	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
-	if err == nil {
-		*m = n
-	}
-	return err
-}
+func (m *Metadata) UnmarshalJSON(data []byte) error { return unmarshalPart(m, data) }
 
 // UnmarshalJSON decodes an example as ParseCard does.
-func (e *Example) UnmarshalJSON(data []byte) error {
-	var n Example
-	err := decodeStandalone(data, func(d *decoder, raw json.RawMessage) { n.decode(d, "", raw) })
-	if err == nil {
-		*e = n
-	}
-	return err
-}
+func (e *Example) UnmarshalJSON(data []byte) error { return unmarshalPart(e, data) }
