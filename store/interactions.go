@@ -52,14 +52,8 @@ func (r statsRecord) export() Stats {
 // Stats returns the interaction records of agentID; an agent never
 // interacted with has zero Stats and no error. Reads come from memory.
 func (s *Store) Stats(ctx context.Context, agentID string) (Stats, error) {
-	if err := ctx.Err(); err != nil {
-		return Stats{}, err
-	}
-	id, err := s.normalize(agentID)
+	id, err := s.enter(ctx, agentID)
 	if err != nil {
-		return Stats{}, err
-	}
-	if err := s.begin(); err != nil {
 		return Stats{}, err
 	}
 	defer s.end()
@@ -141,14 +135,8 @@ func (s *Store) Rate(ctx context.Context, agentID, rater string, stars int) erro
 // the write to be synced (outside the agent's lock, so that concurrent
 // records share syncs).
 func (s *Store) updateStats(ctx context.Context, agentID string, extra func(*badger.Txn, string, time.Time) error, change func(*statsRecord, time.Time)) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	id, err := s.normalize(agentID)
+	id, err := s.enter(ctx, agentID)
 	if err != nil {
-		return err
-	}
-	if err := s.begin(); err != nil {
 		return err
 	}
 	defer s.end()

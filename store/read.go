@@ -82,14 +82,8 @@ func (s *Store) reportCorrupt(key []byte, err error) error {
 // when the stored value is corrupt. A stale card is returned: check
 // Record.Stale.
 func (s *Store) Card(ctx context.Context, agentID string) (*Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	id, err := s.normalize(agentID)
+	id, err := s.enter(ctx, agentID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.begin(); err != nil {
 		return nil, err
 	}
 	defer s.end()
@@ -149,14 +143,8 @@ func (s *Store) Held(agentID string) *adp.Card {
 
 // Tombstone returns the revocation held for agentID, or ErrNotFound.
 func (s *Store) Tombstone(ctx context.Context, agentID string) (*Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	id, err := s.normalize(agentID)
+	id, err := s.enter(ctx, agentID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.begin(); err != nil {
 		return nil, err
 	}
 	defer s.end()

@@ -232,6 +232,22 @@ func (s *Store) begin() error {
 
 func (s *Store) end() { s.mu.RUnlock() }
 
+// enter starts a call about one agent: it checks ctx, normalizes agentID
+// and enters the store (begin). On success the caller must call end.
+func (s *Store) enter(ctx context.Context, agentID string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	id, err := s.normalize(agentID)
+	if err != nil {
+		return "", err
+	}
+	if err := s.begin(); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
 // lock serializes writers of one agent.
 func (s *Store) lock(id string) func() {
 	m := &s.locks[maphash.String(s.seed, id)%lockStripes]
