@@ -43,7 +43,8 @@
 // closest peers; kad-dht then corrects the peers that answered with an
 // older card, and the node's gossip normally brings such a card anyway.
 // Waiting for 16 answers makes a get as slow as the 16th fastest peer:
-// on a 100-node mocknet the p99 of a get with quorum 16 is two to three
-// times that with quorum 4 (see BenchmarkDHTGetCard in package gossip).
+// on a 100-node mocknet a get with quorum 16 takes about four times as
+// long at the median as one with quorum 4, and its p99 is several times
+// longer (BenchmarkDHTGetCard in package gossip).
 // The GetQuorum option and the per-call Quorum change it.
 package dht
