@@ -191,6 +191,7 @@ func TestRunConfigPrecedence(t *testing.T) {
 	}
 	t.Setenv(node.EnvAPI, "127.0.0.1:7002")
 	t.Setenv(node.EnvDataDir, "/env")
+	t.Setenv(node.EnvSmallMemory, "1") // as the testnet sets it
 	var rf runFlags
 	rf.config, rf.dataDir, rf.logLevel = file, "/flag", "info"
 	cmd := newRunCmd()
@@ -201,8 +202,8 @@ func TestRunConfigPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.DataDir != "/flag" || cfg.APIAddr != "127.0.0.1:7002" || !cfg.Directory {
-		t.Fatalf("precedence: data dir %q api %q directory %v", cfg.DataDir, cfg.APIAddr, cfg.Directory)
+	if cfg.DataDir != "/flag" || cfg.APIAddr != "127.0.0.1:7002" || !cfg.Directory || !cfg.SmallMemory {
+		t.Fatalf("precedence: data dir %q api %q directory %v small memory %v", cfg.DataDir, cfg.APIAddr, cfg.Directory, cfg.SmallMemory)
 	}
 	t.Setenv(node.EnvDirectory, "not-a-bool")
 	if _, err := rf.buildConfig(newRunCmd()); !errors.Is(err, node.ErrInvalidConfig) {
