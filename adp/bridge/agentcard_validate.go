@@ -45,13 +45,9 @@ var trustTiers = []string{"untrusted", "basic", "established", "verified", "bann
 // priority, when present, is in [0, 1]. It returns nil or an
 // *adp.ValidationError listing every problem with its JSON Pointer.
 func ValidateAgentCard(data []byte) error {
-	if err := checkDoc(data); err != nil {
+	r, o, err := readDoc(data)
+	if err != nil {
 		return err
-	}
-	r := &reader{}
-	o := r.root(data)
-	if o == nil {
-		return r.err()
 	}
 	// Rule 1.
 	if id := o.str("agent_id", true); id != "" && !isULID(id) {

@@ -88,6 +88,22 @@ type object struct {
 	used map[string]bool
 }
 
+// readDoc checks data (checkDoc) and decodes its top-level object. It
+// returns the reader that collects the document's problems and the root
+// object, or the error that stops the import: a failed check, or the
+// problem of a document that is not an object.
+func readDoc(data []byte) (*reader, *object, error) {
+	if err := checkDoc(data); err != nil {
+		return nil, nil, err
+	}
+	r := &reader{}
+	o := r.root(data)
+	if o == nil {
+		return nil, nil, r.err()
+	}
+	return r, o, nil
+}
+
 // root decodes the top-level object of a checked document.
 func (r *reader) root(data []byte) *object {
 	return r.obj("", json.RawMessage(data))

@@ -84,13 +84,9 @@ func FromMCP(data []byte) (*adp.Card, error) { return fromMCP(data, true) }
 // fromMCP imports data; prune drops kept members the export writes
 // anyway (off when called to trim a carrier, which avoids recursion).
 func fromMCP(data []byte, prune bool) (*adp.Card, error) {
-	if err := checkDoc(data); err != nil {
+	r, o, err := readDoc(data)
+	if err != nil {
 		return nil, err
-	}
-	r := &reader{}
-	o := r.root(data)
-	if o == nil {
-		return nil, r.err()
 	}
 	raws := o.arr("tools")
 	if raws == nil && !o.has("tools") {

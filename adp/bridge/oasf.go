@@ -142,13 +142,9 @@ func FromOASF(data []byte) (*adp.Card, error) { return fromOASF(data, true) }
 // fromOASF imports data; prune drops kept members the export writes
 // anyway (off when called to trim a carrier, which avoids recursion).
 func fromOASF(data []byte, prune bool) (*adp.Card, error) {
-	if err := checkDoc(data); err != nil {
+	r, o, err := readDoc(data)
+	if err != nil {
 		return nil, err
-	}
-	r := &reader{}
-	o := r.root(data)
-	if o == nil {
-		return nil, r.err()
 	}
 	card := doc{}
 	ext := map[string]json.RawMessage{}

@@ -147,13 +147,9 @@ func FromProfile(data []byte) (*adp.Card, error) { return fromProfile(data, true
 // fromProfile imports data; prune drops kept members the export writes
 // anyway (off when called to trim a carrier, which avoids recursion).
 func fromProfile(data []byte, prune bool) (*adp.Card, error) {
-	if err := checkDoc(data); err != nil {
+	r, o, err := readDoc(data)
+	if err != nil {
 		return nil, err
-	}
-	r := &reader{}
-	o := r.root(data)
-	if o == nil {
-		return nil, r.err()
 	}
 	card := doc{}
 	ext := map[string]json.RawMessage{}
