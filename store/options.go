@@ -92,37 +92,31 @@ func WithDefaultTTL(d time.Duration) Option {
 // WithGrace sets how long past its expiry a card is kept, marked stale,
 // before the sweeper removes it (default DefaultGrace; 0 removes at expiry).
 func WithGrace(d time.Duration) Option {
-	return func(c *config) error {
-		if d < 0 {
-			return fmt.Errorf("%w: grace %v", ErrInvalid, d)
-		}
-		c.grace = d
-		return nil
-	}
+	return nonNegative("grace", d, func(c *config) *time.Duration { return &c.grace })
 }
 
 // WithTombstoneTTL sets the least time a revocation tombstone is kept
 // (default DefaultTombstoneTTL). A tombstone is kept for the longer of this
 // and the revocation card's own TTL, then for the grace period.
 func WithTombstoneTTL(d time.Duration) Option {
-	return func(c *config) error {
-		if d < 0 {
-			return fmt.Errorf("%w: tombstone TTL %v", ErrInvalid, d)
-		}
-		c.tombstoneTTL = d
-		return nil
-	}
+	return nonNegative("tombstone TTL", d, func(c *config) *time.Duration { return &c.tombstoneTTL })
 }
 
 // WithSweepInterval sets how often the background sweeper removes expired
 // records (default DefaultSweepInterval). 0 disables the background
 // sweeper; Sweep can still be called.
 func WithSweepInterval(d time.Duration) Option {
+	return nonNegative("sweep interval", d, func(c *config) *time.Duration { return &c.sweepInterval })
+}
+
+// nonNegative returns an Option that sets the duration field picks to d,
+// refusing a negative d (what names the setting in the error).
+func nonNegative(what string, d time.Duration, field func(*config) *time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
-			return fmt.Errorf("%w: sweep interval %v", ErrInvalid, d)
+			return fmt.Errorf("%w: %s %v", ErrInvalid, what, d)
 		}
-		c.sweepInterval = d
+		*field(c) = d
 		return nil
 	}
 }

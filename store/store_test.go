@@ -360,6 +360,8 @@ func TestOpenOptions(t *testing.T) {
 		{t.TempDir(), []store.Option{store.WithInMemory()}},
 		{t.TempDir(), []store.Option{store.WithDefaultTTL(0)}},
 		{t.TempDir(), []store.Option{store.WithGrace(-1)}},
+		{t.TempDir(), []store.Option{store.WithTombstoneTTL(-1)}},
+		{t.TempDir(), []store.Option{store.WithSweepInterval(-1)}},
 		{t.TempDir(), []store.Option{store.WithClock(nil)}},
 		{t.TempDir(), []store.Option{store.WithMetrics(nil)}},
 	}
