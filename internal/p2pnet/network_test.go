@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	mrand "math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -111,17 +113,67 @@ func TestAddLateJoinerAndKeys(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	ecdsa, _, err := crypto.GenerateECDSAKeyPair(rand.Reader)
-	if err == nil {
-		if _, err := p2pnet.New(context.Background(), 1, p2pnet.WithKeys(ecdsa)); !errors.Is(err, p2pnet.ErrBadConfig) {
-			t.Errorf("ECDSA key: %v, want ErrBadConfig", err)
-		}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2pnet.New(context.Background(), 1, p2pnet.WithKeys(ecdsa)); !errors.Is(err, p2pnet.ErrBadConfig) {
+		t.Errorf("ECDSA key: %v, want ErrBadConfig", err)
 	}
 	sk, _ := p2pnet.GenerateKey(nil)
-	if _, err := p2pnet.New(context.Background(), 0, p2pnet.WithKeys(sk)); !errors.Is(err, p2pnet.ErrBadConfig) {
-		t.Errorf("more keys than hosts: %v, want ErrBadConfig", err)
+	for name, tc := range map[string]struct {
+		n    int
+		opts []p2pnet.Option
+	}{
+		"more keys than hosts": {0, []p2pnet.Option{p2pnet.WithKeys(sk)}},
+		"negative count":       {-1, nil},
+		"unknown transport":    {1, []p2pnet.Option{p2pnet.WithTransport(7)}},
+		"unknown topology":     {1, []p2pnet.Option{p2pnet.WithTopology(99)}},
+		"nil random reader":    {1, []p2pnet.Option{p2pnet.WithRand(nil)}},
+	} {
+		if _, err := p2pnet.New(context.Background(), tc.n, tc.opts...); !errors.Is(err, p2pnet.ErrBadConfig) {
+			t.Errorf("%s: %v, want ErrBadConfig", name, err)
+		}
 	}
-	if _, err := p2pnet.New(context.Background(), 1, p2pnet.WithTransport(7)); !errors.Is(err, p2pnet.ErrBadConfig) {
-		t.Errorf("unknown transport: %v, want ErrBadConfig", err)
+
+	nw, err := p2pnet.New(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Close()
+	if _, err := nw.Add(context.Background(), ecdsa); !errors.Is(err, p2pnet.ErrBadConfig) {
+		t.Errorf("Add with an ECDSA key: %v, want ErrBadConfig", err)
+	}
+	if nw.Len() != 1 {
+		t.Errorf("a refused Add left %d hosts", nw.Len())
+	}
+}
+
+// TestWithRandReproducible: the same random stream gives the same peer
+// ids; another gives others.
+func TestWithRandReproducible(t *testing.T) {
+	ids := func(seed byte) []peer.ID {
+		t.Helper()
+		nw, err := p2pnet.New(context.Background(), 3, p2pnet.WithTopology(p2pnet.Unconnected),
+			p2pnet.WithRand(mrand.NewChaCha8([32]byte{seed})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nw.Close()
+		var out []peer.ID
+		for _, h := range nw.Hosts() {
+			if slices.Contains(out, h.ID()) {
+				t.Fatalf("seed %d gave two hosts the id %s", seed, h.ID())
+			}
+			out = append(out, h.ID())
+		}
+		return out
+	}
+	a, b, c := ids(1), ids(1), ids(2)
+	if !slices.Equal(a, b) {
+		t.Fatalf("same stream, ids %v and %v", a, b)
+	}
+	if slices.Equal(a, c) {
+		t.Fatal("different streams, same ids")
 	}
 }
 
