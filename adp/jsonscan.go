@@ -226,21 +226,10 @@ func (s *scanner) array(depth int) error {
 // jsonDepth returns the maximum nesting depth of a well-formed JSON value.
 func jsonDepth(data []byte) int {
 	depth, maxd := 0, 0
-	inStr := false
 	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
+		switch data[i] {
 		case '"':
-			inStr = true
+			i = stringEnd(data, i)
 		case '{', '[':
 			depth++
 			if depth > maxd {
@@ -251,6 +240,21 @@ func jsonDepth(data []byte) int {
 		}
 	}
 	return maxd
+}
+
+// stringEnd returns the index of the quote that closes the JSON string
+// whose opening quote is b[i], skipping escaped characters; len(b) or more
+// when the string is not closed.
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return i
 }
 
 // splitObject returns the members of a JSON object already checked by

@@ -207,21 +207,10 @@ func (c *Card) signedBytes() ([]byte, error) {
 // looksCanonical reports whether a JSON text has no whitespace outside
 // strings, a cheap necessary condition for being JCS output.
 func looksCanonical(b []byte) bool {
-	inStr := false
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
+		switch b[i] {
 		case '"':
-			inStr = true
+			i = stringEnd(b, i)
 		case ' ', '\t', '\n', '\r':
 			return false
 		}
