@@ -98,6 +98,15 @@ func TestStartCloseNoLeak(t *testing.T) {
 			t.Fatalf("api file left after Close: %v", err)
 		}
 	}
+	// Built and closed without Start: the peer-event subscription taken in
+	// New is released too.
+	n, err := node.New(node.Config{DataDir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, SmallMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatalf("Close before Start: %v", err)
+	}
 	// Two connected nodes that exchanged cards and a call, then closed.
 	a := startNode(t, testNode{name: "a", demo: true})
 	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
