@@ -6,7 +6,9 @@
 // Badger card store (package store), the DHT (package dht), the GossipSub
 // card topic (package gossip), the invocation layer (package aitp), the
 // local discovery index over package scoring, the ADP methods
-// (adp.describe, adp.advertise, adp.discover), the tool handlers of the
+// (adp.describe, adp.advertise, adp.discover, served by package adp's
+// Service with the store as card sink and the local index as
+// discoverer), the tool handlers of the
 // agent beside the node, and the HTTP API.
 //
 // # Data directory
@@ -19,13 +21,15 @@
 // # Lifecycle
 //
 // [New] validates the [Config], loads the identity and card, opens the
-// store and builds every component; when it fails it closes what it built.
+// store and builds every component, subscribing to peer identification
+// before the DHT dials its bootstrap peers; when it fails it closes what
+// it built.
 // [Node.Start] brings the card in line with the configuration (directory
 // skill, demo tools: a signed update), stores it, replays the store into
 // the discovery index and follows its change feed, serves the HTTP API,
 // connects to the bootstrap peers, bootstraps the DHT and announces the
 // card: to every peer identified as speaking AITP (adp.advertise, at
-// once), on the gossip topic (when it has peers, again about 0.5, 1, 2 ...
+// once, including the peers identified before Start), on the gossip topic (when it has peers, again about 0.5, 1, 2 ...
 // 32 s later while the network forms, then every GossipInterval), in the
 // DHT, and to the directory peers it finds (every minute). About 0.5 and
 // 2 s after its first peer it also pulls the cards its bootstrap peers
