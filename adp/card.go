@@ -212,13 +212,7 @@ func (c *Card) decodeMember(d *decoder, m member) {
 }
 
 func (t *Tool) decode(d *decoder, path string, raw json.RawMessage) {
-	members, ok := d.members(path, raw)
-	if !ok {
-		return
-	}
-	for _, mem := range members {
-		k, v := mem.key, mem.value
-		p := path + "/" + escapePointer(k)
+	d.fields(path, raw, &t.Extra, func(k, p string, v json.RawMessage) bool {
 		switch k {
 		case "name":
 			t.Name = d.str(p, v)
@@ -233,19 +227,14 @@ func (t *Tool) decode(d *decoder, path string, raw json.RawMessage) {
 		case "idempotent":
 			t.Idempotent = d.bool(p, v)
 		default:
-			t.Extra = setExtra(t.Extra, k, v)
+			return false
 		}
-	}
+		return true
+	})
 }
 
 func (e *Endpoint) decode(d *decoder, path string, raw json.RawMessage) {
-	members, ok := d.members(path, raw)
-	if !ok {
-		return
-	}
-	for _, mem := range members {
-		k, v := mem.key, mem.value
-		p := path + "/" + escapePointer(k)
+	d.fields(path, raw, &e.Extra, func(k, p string, v json.RawMessage) bool {
 		switch k {
 		case "protocol":
 			e.Protocol = d.str(p, v)
@@ -261,19 +250,14 @@ func (e *Endpoint) decode(d *decoder, path string, raw json.RawMessage) {
 				e.Priority = &i
 			}
 		default:
-			e.Extra = setExtra(e.Extra, k, v)
+			return false
 		}
-	}
+		return true
+	})
 }
 
 func (c *Constraints) decode(d *decoder, path string, raw json.RawMessage) {
-	members, ok := d.members(path, raw)
-	if !ok {
-		return
-	}
-	for _, mem := range members {
-		k, v := mem.key, mem.value
-		p := path + "/" + escapePointer(k)
+	d.fields(path, raw, &c.Extra, func(k, p string, v json.RawMessage) bool {
 		switch k {
 		case "max_concurrent_tasks":
 			if n, ok := d.int(p, v, 0, MaxSeq); ok {
@@ -290,19 +274,14 @@ func (c *Constraints) decode(d *decoder, path string, raw json.RawMessage) {
 		case "rate_limit":
 			c.RateLimit = d.str(p, v)
 		default:
-			c.Extra = setExtra(c.Extra, k, v)
+			return false
 		}
-	}
+		return true
+	})
 }
 
 func (m *Metadata) decode(d *decoder, path string, raw json.RawMessage) {
-	members, ok := d.members(path, raw)
-	if !ok {
-		return
-	}
-	for _, mem := range members {
-		k, v := mem.key, mem.value
-		p := path + "/" + escapePointer(k)
+	d.fields(path, raw, &m.Extra, func(k, p string, v json.RawMessage) bool {
 		switch k {
 		case "created_at":
 			m.CreatedAt = d.str(p, v)
@@ -313,19 +292,14 @@ func (m *Metadata) decode(d *decoder, path string, raw json.RawMessage) {
 				m.TTL = &n
 			}
 		default:
-			m.Extra = setExtra(m.Extra, k, v)
+			return false
 		}
-	}
+		return true
+	})
 }
 
 func (e *Example) decode(d *decoder, path string, raw json.RawMessage) {
-	members, ok := d.members(path, raw)
-	if !ok {
-		return
-	}
-	for _, mem := range members {
-		k, v := mem.key, mem.value
-		p := path + "/" + escapePointer(k)
+	d.fields(path, raw, &e.Extra, func(k, p string, v json.RawMessage) bool {
 		switch k {
 		case "id":
 			e.ID = d.str(p, v)
@@ -334,17 +308,28 @@ func (e *Example) decode(d *decoder, path string, raw json.RawMessage) {
 		case "tags":
 			e.Tags = d.strs(p, v)
 		default:
-			e.Extra = setExtra(e.Extra, k, v)
+			return false
 		}
-	}
+		return true
+	})
 }
 
-func setExtra(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
-	if m == nil {
-		m = make(map[string]json.RawMessage)
+// fields decodes the members of the object raw at path: decode decodes
+// member k at JSON Pointer p and reports whether k is a known member; the
+// others are kept in *extra.
+func (d *decoder) fields(path string, raw json.RawMessage, extra *map[string]json.RawMessage, decode func(k, p string, v json.RawMessage) bool) {
+	members, ok := d.members(path, raw)
+	if !ok {
+		return
 	}
-	m[k] = v
-	return m
+	for _, m := range members {
+		if !decode(m.key, path+"/"+escapePointer(m.key), m.value) {
+			if *extra == nil {
+				*extra = make(map[string]json.RawMessage)
+			}
+			(*extra)[m.key] = m.value
+		}
+	}
 }
 
 // part is a nested card object that decodes itself at a JSON Pointer.
