@@ -76,7 +76,13 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 	defer cancel()
 	st, err := c.h.NewStream(ctx, p, protocol.ID(ProtocolID))
 	if err != nil {
-		return nil, fmt.Errorf("%w: open stream: %w", ErrConnLost, err)
+		err = fmt.Errorf("%w: open stream: %w", ErrConnLost, err)
+		if errors.Is(err, network.ErrReset) && ctx.Err() == nil {
+			// The stream opened and broke while the protocol was being
+			// negotiated (its connection closing, say), not a failed dial.
+			err = &unsentError{err}
+		}
+		return nil, err
 	}
 	if err := st.Scope().ReserveMemory(streamMemory, network.ReservationPriorityAlways); err != nil {
 		st.Reset()
@@ -96,8 +102,15 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 		st.Scope().ReleaseMemory(streamMemory)
 		return nil, fmt.Errorf("%w: %w", ErrConnLost, err)
 	}
+	// The stream broke under the handshake (its connection closing, say)
+	// before any call was sent on it: the calls waiting for it may try a
+	// new one.
+	broke := func(err error) (*clientConn, error) {
+		_, err = fail(err)
+		return nil, &unsentError{err}
+	}
 	if err := cc.w.write(nil, &Segment{Type: TypeOpen, Association: assoc}); err != nil {
-		return fail(err)
+		return broke(err)
 	}
 	// Reset, not a read deadline, bounds the wait: some streams (mocknet)
 	// ignore deadlines.
@@ -107,9 +120,9 @@ func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 		raw, err := cc.fr.next()
 		if err != nil {
 			if ctx.Err() != nil {
-				err = fmt.Errorf("%w (waiting for ACCEPT)", ctx.Err())
+				return fail(fmt.Errorf("%w (waiting for ACCEPT)", ctx.Err()))
 			}
-			return fail(err)
+			return broke(err)
 		}
 		m, err := DecodeMessage(raw)
 		if err != nil {

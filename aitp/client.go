@@ -180,19 +180,22 @@ func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []
 func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byte, stream bool) (*clientConn, *pending, error) {
 	for resends := 0; ; {
 		cc, err := c.conn(ctx, p)
-		if err != nil {
-			return nil, nil, err
-		}
-		pd, err := cc.send(ctx, method, body, stream)
-		if errors.Is(err, errClosing) {
-			continue // the association began closing: use a new one
+		var pd *pending
+		if err == nil {
+			pd, err = cc.send(ctx, method, body, stream)
+			if errors.Is(err, errClosing) {
+				continue // the association began closing: use a new one
+			}
 		}
 		if isUnsent(err) && resends < maxResends && ctx.Err() == nil {
 			resends++
 			c.log.Debug("aitp: association dead before the request was sent", "peer", p, "method", method, "err", err)
 			continue
 		}
-		return cc, pd, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return cc, pd, nil
 	}
 }
 
