@@ -121,7 +121,10 @@ func (c *Client) check(method string, body []byte) error {
 
 // Call invokes method on p with body and returns the reply body. A
 // failure reported by the remote is an *Error (errors.As) carrying its
-// status; ErrCircuitOpen means the call was not attempted.
+// status; ErrCircuitOpen means the call was not attempted. A call whose
+// request never went into its stream (the association was already dead)
+// is sent on a new stream whatever its options; only a call that may have
+// reached the remote needs Idempotent to be retried.
 func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte, opts ...CallOption) ([]byte, error) {
 	var cfg callConfig
 	for _, o := range opts {
@@ -201,7 +204,9 @@ func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byt
 
 // Stream invokes method asking for a streamed reply: each chunk the
 // handler writes comes out of Next in order. A stream is never retried,
-// so Idempotent has no effect here.
+// so Idempotent has no effect here; a call that finds its association
+// dead while sending is still sent on a new one. Once the request is
+// queued on the stream, a failure ends the call.
 func (c *Client) Stream(ctx context.Context, p peer.ID, method string, body []byte, opts ...CallOption) (*ReplyStream, error) {
 	if err := c.check(method, body); err != nil {
 		return nil, err

@@ -40,9 +40,11 @@
 // StatusOf). Stream returns a ReplyStream whose Next yields the chunks the
 // handler writes. The client never has more calls outstanding than the
 // server's window (excess calls queue), sends CANCEL when a call's context
-// ends, retries a call marked Idempotent once when the stream breaks, and
-// keeps a per-peer circuit breaker (WithBreaker, WithClock). Client.Close
-// aborts every association and waits for its reader goroutines.
+// ends, resends on a new stream any call whose request never went into its
+// dead stream (the remote cannot have seen it), retries a call marked
+// Idempotent once when the stream breaks after that, and keeps a per-peer
+// circuit breaker (WithBreaker, WithClock). Client.Close aborts every
+// association and waits for its reader goroutines.
 //
 // # Hot path
 //
