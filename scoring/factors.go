@@ -122,8 +122,33 @@ func (c *config) exampleScore(acc, idfSum float64) float64 {
 	return math.Min(1, acc/(idfSum*c.saturate(exampleRefTF)))
 }
 
+// termBounds returns the most one term can add to the BM25F sum of a
+// document and to the BM25 sum of an example: idf * saturate(tf) at the
+// largest pseudo term frequency its bound allows (largest tf, shortest
+// field). It never undercuts a real contribution, since both the field
+// normalization and saturate grow with tf and shrink with length.
+func (c *config) termBounds(qt *queryTerm, avg *[numFields]float64, exAvg float64) (ctx, ex float64) {
+	if qt.po == nil {
+		return 0, 0
+	}
+	b := &qt.po.bound
+	if qt.df > 0 {
+		tf := 0.0
+		for f := range numFields {
+			if b.maxTF[f] > 0 {
+				tf += float64(b.maxTF[f]) * c.fieldNorm(f, b.minLen[f], avg)
+			}
+		}
+		ctx = qt.idf * c.saturate(tf)
+	}
+	if qt.exdf > 0 && b.exTF > 0 {
+		ex = qt.exIdf * c.saturate(c.exampleTF(b.exTF, b.exLen, exAvg))
+	}
+	return ctx, ex
+}
+
 // semanticBound bounds the semantic factor of a document that only the
-// terms with the given remaining idf sums can reach.
+// remaining terms can reach, given the sums of their termBounds.
 func (c *config) semanticBound(restIdf, idfSum, restExIdf, exIdfSum float64) float64 {
 	b := 0.0
 	if idfSum > 0 {

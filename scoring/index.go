@@ -62,6 +62,44 @@ type postings struct {
 	tfs  []uint16
 	ex   []uint32
 	extf []uint8
+	bound
+}
+
+// bound holds what bounds the contribution of a term to any document or
+// example: per field the largest term frequency and the shortest field
+// among its postings, and the same for examples. Dead postings still
+// count (until compaction, which keeps the old bound), so it is an upper
+// bound, never exact; pruning needs no more.
+type bound struct {
+	maxTF  [numFields]uint8
+	minLen [numFields]uint16
+	exTF   uint8
+	exLen  uint16
+}
+
+// addDoc widens the bound by a context posting.
+func (b *bound) addDoc(packed uint16, lens []uint16) {
+	for f := range numFields {
+		tf := uint8((packed >> (tfBits * f)) & tfMax)
+		if tf == 0 {
+			continue
+		}
+		if b.maxTF[f] == 0 || lens[f] < b.minLen[f] {
+			b.minLen[f] = lens[f]
+		}
+		b.maxTF[f] = max(b.maxTF[f], tf)
+	}
+}
+
+// addExample widens the bound by an example posting.
+func (b *bound) addExample(tf uint8, n uint16) {
+	if tf == 0 {
+		return
+	}
+	if b.exTF == 0 || n < b.exLen {
+		b.exLen = n
+	}
+	b.exTF = max(b.exTF, tf)
 }
 
 type rawTag struct {
@@ -253,6 +291,7 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 		p := &x.post[tn]
 		p.docs = append(p.docs, n)
 		p.tfs = append(p.tfs, t.tf)
+		p.addDoc(t.tf, dt.lens[:])
 	}
 	m := docMeta{
 		updated: unixNano(d.UpdatedAt), indexed: unixNano(d.IndexedAt), expires: unixNano(d.ExpiresAt),
@@ -269,6 +308,7 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 			p := &x.post[x.term(t)]
 			p.ex = append(p.ex, en)
 			p.extf = append(p.extf, ex.tfs[j])
+			p.addExample(ex.tfs[j], ex.n)
 		}
 	}
 	x.exLive += len(dt.examples)
@@ -443,7 +483,7 @@ func (x *Index) compact() {
 	post := make([]postings, 0, len(x.post))
 	for t, tn := range x.terms {
 		p := x.post[tn]
-		var np postings
+		np := postings{bound: p.bound} // still an upper bound
 		for i, d := range p.docs {
 			if nn := docMap[d]; nn != gone {
 				np.docs = append(np.docs, nn)

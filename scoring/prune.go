@@ -13,6 +13,9 @@ type queryTerm struct {
 	po         *postings
 	df, exdf   int
 	idf, exIdf float64
+	// ubCtx and ubEx bound what the term adds to a BM25F sum and to an
+	// example's BM25 sum (termBounds).
+	ubCtx, ubEx float64
 }
 
 // sortTerms orders terms rarest first (highest idf, then by term) and
@@ -30,6 +33,20 @@ func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
 		exIdfSum += qt.exIdf
 	}
 	return idfSum, exIdfSum
+}
+
+// maxThetaTries bounds how often one search computes theta (each costs a
+// pass over the documents held): after each of the first terms that
+// leave more postings to read than documents held.
+const maxThetaTries = 4
+
+// restBounds sums the termBounds of the terms left.
+func restBounds(qts []queryTerm) (ctx, ex float64) {
+	for _, qt := range qts {
+		ctx += qt.ubCtx
+		ex += qt.ubEx
+	}
+	return ctx, ex
 }
 
 // restPostings counts the postings of the terms left: the work that
@@ -59,21 +76,26 @@ func (x *Index) zeroOther(p *prepared) float64 {
 func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, idfSum, exIdfSum, zeroOther, ubRest float64, now time.Time) float64 {
 	x.bestExamples(s, exIdfSum)
 	best := ubRest // bounds the final best relevance of an untouched document
+	rels := s.rels[:0]
 	for _, d := range s.touched {
-		if c, ok := x.relevance(s, p, d, idfSum); ok {
-			best = max(best, c.rel+ubRest)
+		c, ok := x.relevance(s, p, d, idfSum)
+		if !ok {
+			c.rel = math.Inf(-1)
 		}
+		rels = append(rels, c.rel)
+		best = max(best, c.rel+ubRest)
 	}
+	s.rels = rels
 	floor := x.cfg.floor * min(best, p.w.Tag+p.w.Semantic)
 	top := make(minHeap, 0, p.limit+1)
 	nowNs := now.UnixNano()
-	for _, d := range s.touched {
-		c, ok := x.relevance(s, p, d, idfSum)
-		if !ok || c.rel < floor || (len(top) == p.limit && c.rel+p.other <= top[0]) {
+	for i, d := range s.touched {
+		rel := rels[i]
+		if rel < floor || math.IsInf(rel, -1) || (len(top) == p.limit && rel+p.other <= top[0]) {
 			continue
 		}
 		m := &x.meta[d]
-		v := c.rel
+		v := rel
 		if x.flags[d]&flagSig != 0 {
 			sig := x.sig[x.ids[d]]
 			if overloaded(sig, m.maxConc) {

@@ -18,15 +18,16 @@ type docScratch struct {
 	acc    float64 // BM25F sum
 	exBest float64 // best normalized example score
 	tagN   uint8   // matched query tags
-	mark   bool    // in touched
 }
 
 // scratch holds the per-query accumulators, reused through a pool and
 // left zeroed between queries (only touched entries are reset).
 type scratch struct {
 	docs      []docScratch // per document
+	marks     []uint64     // bit per document: in touched (dense and small, so that pruned postings test it cheaply)
 	exAcc     []float64    // per example: BM25 sum
 	touched   []uint32
+	rels      []float64 // theta: relevance per touched document
 	exTouched []uint32
 	cands     []cand
 	order     []int32
@@ -41,6 +42,9 @@ func (x *Index) getScratch() *scratch {
 	if n := len(x.ids); len(s.docs) < n {
 		s.docs = make([]docScratch, n+n/8)
 	}
+	if n := (len(x.ids) + 63) / 64; len(s.marks) < n {
+		s.marks = make([]uint64, n+n/8)
+	}
 	if n := len(x.exDoc); len(s.exAcc) < n {
 		s.exAcc = make([]float64, n+n/8)
 	}
@@ -50,6 +54,7 @@ func (x *Index) getScratch() *scratch {
 func (x *Index) putScratch(s *scratch) {
 	for _, d := range s.touched {
 		s.docs[d] = docScratch{}
+		s.marks[d>>6] = 0
 	}
 	for _, e := range s.exTouched {
 		s.exAcc[e] = 0
@@ -59,11 +64,14 @@ func (x *Index) putScratch(s *scratch) {
 }
 
 func (s *scratch) touch(d uint32) {
-	if !s.docs[d].mark {
-		s.docs[d].mark = true
+	if w, b := &s.marks[d>>6], uint64(1)<<(d&63); *w&b == 0 {
+		*w |= b
 		s.touched = append(s.touched, d)
 	}
 }
+
+// held reports whether d is in touched.
+func (s *scratch) held(d uint32) bool { return s.marks[d>>6]&(1<<(d&63)) != 0 }
 
 func bucketOf(rel float64) int {
 	b := int(rel * nBuckets)

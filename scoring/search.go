@@ -97,16 +97,8 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		qts[i] = qt
 	}
 	idfSum, exIdfSum := sortTerms(qts)
-	// restIdf and restExIdf sum the idf of the terms not processed yet
-	// that have postings: only those can still add to a score.
-	restIdf, restExIdf := 0.0, 0.0
-	for _, qt := range qts {
-		if qt.df > 0 {
-			restIdf += qt.idf
-		}
-		if qt.exdf > 0 {
-			restExIdf += qt.exIdf
-		}
+	for i := range qts {
+		qts[i].ubCtx, qts[i].ubEx = x.cfg.termBounds(&qts[i], &avg, exAvg)
 	}
 	// closed: admit no new documents; closedPlain: admit only agents
 	// with signals (the others' scores are bounded exactly).
@@ -114,13 +106,15 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	zeroOther := x.zeroOther(p)
 	thetaTries := 0
 	if signals != nil { // pulled signals: nothing is known before scoring
-		zeroOther, thetaTries = p.other, 3
+		zeroOther, thetaTries = p.other, maxThetaTries
 	}
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
 		qt := &qts[j]
 		if !closed && !p.filterOnly {
-			ub := p.w.Semantic*x.cfg.semanticBound(restIdf, idfSum, restExIdf, exIdfSum) + 1e-9
+			// Only the terms not processed yet can still add to a score.
+			restCtx, restEx := restBounds(qts[j:])
+			ub := p.w.Semantic*x.cfg.semanticBound(restCtx, idfSum, restEx, exIdfSum) + 1e-9
 			if x.cfg.floor > 0 {
 				// A document only the remaining terms reach stays below
 				// the relevance floor.
@@ -129,7 +123,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			}
 			closed = closed || ub+p.other < p.minScore
 			closedPlain = closed || closedPlain || ub+zeroOther < p.minScore
-			if !closedPlain && j > 0 && thetaTries < 2 && restPostings(qts[j:]) > len(s.touched) {
+			if !closedPlain && j > 0 && thetaTries < maxThetaTries && restPostings(qts[j:]) > len(s.touched) {
 				// Or it cannot reach the k-th best score so far.
 				thetaTries++
 				theta := x.theta(s, p, pass, idfSum, exIdfSum, zeroOther, ub, now)
@@ -137,18 +131,12 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 				closedPlain = closed || ub+zeroOther < theta
 			}
 		}
-		if qt.df > 0 {
-			restIdf -= qt.idf
-		}
-		if qt.exdf > 0 {
-			restExIdf -= qt.exIdf
-		}
 		po := qt.po
 		if po == nil {
 			continue
 		}
 		for i, d := range po.docs {
-			if closedPlain && !s.docs[d].mark && (closed || x.flags[d]&flagSig == 0) {
+			if closedPlain && !s.held(d) && (closed || x.flags[d]&flagSig == 0) {
 				res.Skipped++
 				continue
 			}
@@ -168,7 +156,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		}
 		for i, e := range po.ex {
 			d := x.exDoc[e]
-			if (closedPlain && !s.docs[d].mark && (closed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
+			if (closedPlain && !s.held(d) && (closed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
 				continue
 			}
 			if s.exAcc[e] == 0 {

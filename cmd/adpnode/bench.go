@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ type benchDiscoverOpts struct {
 	naivePerKind  int
 	naive         bool
 	syntheticOnly bool
+	cpuProfile    string
 }
 
 func newBenchDiscoverCmd() *cobra.Command {
@@ -81,6 +83,7 @@ tag-only, text-only and mixed queries, beside a naive scan over the same corpus.
 	f.IntVar(&o.perKind, "queries-per-kind", 300, "synthetic queries per query family for the index")
 	f.IntVar(&o.naivePerKind, "naive-queries-per-kind", 50, "synthetic queries per family for the naive scan")
 	f.BoolVar(&o.naive, "naive", true, "also measure the naive scan over the same corpus")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "with --synthetic: write a CPU profile of the index queries here")
 	return cmd
 }
 
@@ -307,6 +310,10 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 	kinds := []synthetic.Kind{synthetic.TagOnly, synthetic.TextOnly, synthetic.Mixed}
 	indexLat := make(map[synthetic.Kind]latencies)
 	indexTop := make(map[synthetic.Kind][][]string)
+	stop, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
+	}
 	for _, k := range kinds {
 		tops := make([][]string, o.naivePerKind)
 		indexLat[k] = measure(o.perKind, func(i int) {
@@ -316,6 +323,9 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 			}
 		})
 		indexTop[k] = tops
+	}
+	if err := stop(); err != nil {
+		return err
 	}
 	ups = nil
 	if !o.naive {
@@ -361,6 +371,26 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 	}
 	fmt.Fprintf(out, "top-10 agreement index vs naive: %d/%d queries\n", agree, compared)
 	return nil
+}
+
+// startCPUProfile starts a CPU profile written to path (none when path is
+// empty) and returns the function that stops it.
+func startCPUProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 func ratio(a, b time.Duration) float64 {
