@@ -2,7 +2,9 @@ package aitp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -105,5 +107,44 @@ func TestConcurrentCallsAfterConnectionClosed(t *testing.T) {
 	}
 	if n, want := served.Load(), int64(rounds*(callers+1)); n != want {
 		t.Fatalf("handler ran %d times, want %d", n, want)
+	}
+}
+
+// TestStreamAfterConnectionClosed: a call with a streamed reply also goes
+// out on a new stream after the connection under the association closed.
+func TestStreamAfterConnectionClosed(t *testing.T) {
+	srv, cl, hs, hc := pair(t, nil)
+	srv.HandleFunc("chunks", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		for _, c := range []string{"one", "two"} {
+			if _, err := w.Write([]byte(c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i := range 20 {
+		if _, err := cl.Call(ctxT(t), hs.ID(), "chunks", nil); err != nil {
+			t.Fatalf("round %d, before the close: %v", i, err)
+		}
+		hc.Network().ClosePeer(hs.ID())
+		rs, err := cl.Stream(ctxT(t), hs.ID(), "chunks", nil)
+		if err != nil {
+			t.Fatalf("round %d, stream after the close: %v", i, err)
+		}
+		var got []string
+		for {
+			c, err := rs.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("round %d, chunk %d: %v", i, len(got), err)
+			}
+			got = append(got, string(c))
+		}
+		rs.Close()
+		if len(got) != 2 || got[0] != "one" || got[1] != "two" {
+			t.Fatalf("round %d: chunks %q", i, got)
+		}
 	}
 }
