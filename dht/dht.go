@@ -302,7 +302,9 @@ func (d *DHT) GetCard(ctx context.Context, agentID string, opts ...GetOption) (*
 // FindByTag returns up to limit agents (DefaultFindLimit when limit <= 0,
 // at most MaxFindLimit) that announced tag or a tag below it: finding
 // "nlp" reaches an agent with "nlp/translation". The tag is normalized
-// as announcing does.
+// as announcing does. The answer is a hint: provider records outlive a
+// revocation or a dropped skill until they expire, so check each agent's
+// card before using it.
 func (d *DHT) FindByTag(ctx context.Context, tag string, limit int) ([]peer.AddrInfo, error) {
 	if d.isClosed() {
 		return nil, ErrClosed

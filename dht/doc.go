@@ -17,7 +17,12 @@
 // is announced as a provider record for [TagCID]: a CIDv1 with the raw codec
 // over the sha2-256 multihash of "adp-skill:" followed by the tag. FindByTag
 // returns the agents that provide a tag, including those whose cards no
-// gossip has brought.
+// gossip has brought. A provider record cannot be withdrawn: after a
+// revocation (which announces no tags) or a card that drops a skill, the
+// old records live until they expire (48 hours in kad-dht), so FindByTag
+// may name agents that no longer offer the tag or are revoked. It is a
+// hint: callers fetch and check the card (GetCard, then IsRevocation and
+// the skills) before they use an agent.
 //
 // # Lifecycle
 //
