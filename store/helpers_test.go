@@ -59,6 +59,13 @@ func openStore(t testing.TB, dir string, opts ...store.Option) *store.Store {
 	if dir == "" {
 		dir = t.TempDir()
 	}
+	return openWith(t, dir, opts)
+}
+
+// openWith opens a store in dir (which may be "" for an in-memory one) as
+// openStore does, closing it at the end of the test.
+func openWith(t testing.TB, dir string, opts []store.Option) *store.Store {
+	t.Helper()
 	base := []store.Option{store.WithSmallMemory(), store.WithSweepInterval(0), store.WithLogger(testLogger(t))}
 	s, err := store.Open(dir, append(base, opts...)...)
 	if err != nil {
@@ -173,17 +180,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // openMem opens an in-memory store, closed at the end of the test.
 func openMem(t testing.TB, opts ...store.Option) *store.Store {
 	t.Helper()
-	base := []store.Option{store.WithInMemory(), store.WithSmallMemory(), store.WithSweepInterval(0), store.WithLogger(testLogger(t))}
-	s, err := store.Open("", append(base, opts...)...)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s
+	return openWith(t, "", append([]store.Option{store.WithInMemory()}, opts...))
 }
 
 // newPeer returns the peer ID of a fresh Ed25519 key.
