@@ -81,17 +81,7 @@ func TestTypeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
 			_, err := bridge.Decode(tt.format, []byte(tt.doc))
-			var ve *adp.ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("Decode: %v, want an *adp.ValidationError", err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Path)
-			}
-			if strings.Join(got, " ") != strings.Join(tt.paths, " ") {
-				t.Fatalf("problems at %v, want %v:\n%v", got, tt.paths, err)
-			}
+			requireProblemPaths(t, "Decode", err, tt.paths)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -67,6 +68,23 @@ func signedCard(tb testing.TB) (*adp.Card, crypto.PrivKey) {
 		tb.Fatal(err)
 	}
 	return c, sk
+}
+
+// requireProblemPaths fails unless err is an *adp.ValidationError whose
+// problems stand at want, in order; what names the failing call.
+func requireProblemPaths(tb testing.TB, what string, err error, want []string) {
+	tb.Helper()
+	var ve *adp.ValidationError
+	if !errors.As(err, &ve) {
+		tb.Fatalf("%s: %v, want an *adp.ValidationError", what, err)
+	}
+	var got []string
+	for _, p := range ve.Problems {
+		got = append(got, p.Path)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		tb.Fatalf("problems at %v, want %v:\n%v", got, want, err)
+	}
 }
 
 // decodeJSON decodes a JSON document into generic values.
