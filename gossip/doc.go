@@ -25,9 +25,10 @@
 //     adp.Compare (skipped for the node's own publications):
 //     - newer: Accept, relay, and hand the card to the OnCard sink;
 //     - the same bytes, in a message whose sequence number is above every
-//     one seen from the owner: Accept and relay, but do not deliver. This
-//     is the owner's periodic re-broadcast, and relaying it is what lets
-//     it reach a node that missed the card several hops away;
+//     one seen from the owner: Accept and relay, and hand it to the
+//     OnRefresh sink rather than OnCard. This is the owner's periodic
+//     re-broadcast, and relaying it is what lets it reach a node that
+//     missed the card several hops away;
 //     - the same bytes in an older message: Ignore (reason replayed): a
 //     third party replaying the owner's old message cannot make the
 //     network carry it again;

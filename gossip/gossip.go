@@ -194,8 +194,8 @@ func (g *Gossip) MeshSize() int { return g.mesh.size() }
 // Stats returns the validation counters.
 func (g *Gossip) Stats() Stats { return g.count.stats() }
 
-// deliverLoop hands accepted cards to OnCard until the subscription is
-// cancelled.
+// deliverLoop hands accepted cards to OnCard, and re-broadcasts of held
+// cards to OnRefresh, until the subscription is cancelled.
 func (g *Gossip) deliverLoop() {
 	defer close(g.deliverDone)
 	for {
@@ -206,11 +206,16 @@ func (g *Gossip) deliverLoop() {
 		if msg.ReceivedFrom == g.self {
 			continue // our own publication
 		}
-		c, ok := msg.ValidatorData.(*adp.Card)
-		if !ok || g.cfg.onCard == nil {
-			continue
+		switch v := msg.ValidatorData.(type) {
+		case *adp.Card:
+			if g.cfg.onCard != nil {
+				g.cfg.onCard(v, msg.GetFrom())
+			}
+		case refreshed:
+			if g.cfg.onRefresh != nil {
+				g.cfg.onRefresh(v.c, msg.GetFrom())
+			}
 		}
-		g.cfg.onCard(c, msg.GetFrom())
 	}
 }
 

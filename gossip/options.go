@@ -15,6 +15,7 @@ import (
 type config struct {
 	held       func(agentID string) *adp.Card
 	onCard     func(c *adp.Card, from peer.ID)
+	onRefresh  func(c *adp.Card, from peer.ID)
 	interval   time.Duration
 	jitter     time.Duration
 	jitterSet  bool
@@ -55,6 +56,17 @@ func Held(f func(agentID string) *adp.Card) Option {
 func OnCard(f func(c *adp.Card, from peer.ID)) Option {
 	return func(c *config) error {
 		c.onCard = f
+		return nil
+	}
+}
+
+// OnRefresh sets the sink for every re-broadcast, by its owner, of the
+// card the node already holds (relayed but not handed to OnCard): a node
+// can take it as proof that the owner still announces the card and renew
+// its freshness. Same calling rules as OnCard, from the same goroutine.
+func OnRefresh(f func(c *adp.Card, from peer.ID)) Option {
+	return func(c *config) error {
+		c.onRefresh = f
 		return nil
 	}
 }

@@ -1,11 +1,14 @@
 package gossip_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/adp"
@@ -22,7 +25,16 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	nw := newNet(t, 3, p2pnet.Unconnected)
 	reg := prometheus.NewRegistry()
 	a := startNodes(t, nw, 0, 1, gossip.RebroadcastInterval(50*time.Millisecond), gossip.Jitter(10*time.Millisecond))[0]
-	b := startNodes(t, nw, 1, 2, gossip.Registerer(reg))[0]
+	var refreshMu sync.Mutex
+	var refreshes []*adp.Card
+	b := startNodes(t, nw, 1, 2, gossip.Registerer(reg), gossip.OnRefresh(func(c *adp.Card, from peer.ID) {
+		if p, err := c.PeerID(); err != nil || p != from {
+			t.Errorf("refresh of %s from %s", c.ID, from)
+		}
+		refreshMu.Lock()
+		refreshes = append(refreshes, c)
+		refreshMu.Unlock()
+	}))[0]
 	c := startNodes(t, nw, 2, 3)[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -61,6 +73,20 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	if s := b.g.Stats(); s.Rejected != 0 {
 		t.Errorf("node b stats %+v, want nothing rejected", s)
 	}
+	// Every re-broadcast b relayed reached its OnRefresh sink, with the
+	// held card's bytes, and only v1 or v2.
+	waitFor(t, 5*time.Second, "refreshes delivered to the sink", func() bool {
+		refreshMu.Lock()
+		defer refreshMu.Unlock()
+		return uint64(len(refreshes)) >= 2
+	})
+	refreshMu.Lock()
+	for _, c := range refreshes {
+		if !bytes.Equal(c.Raw(), v1.Raw()) && !bytes.Equal(c.Raw(), v2.Raw()) {
+			t.Errorf("refresh with other bytes: seq %d", *c.Seq)
+		}
+	}
+	refreshMu.Unlock()
 
 	// The counters reached Prometheus.
 	got := gathered(t, reg)

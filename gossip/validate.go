@@ -17,11 +17,12 @@ import (
 func (g *Gossip) validate(_ context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
 	res, reason, c := g.check(from, msg)
 	switch {
-	case res == pubsub.ValidationAccept && c != nil:
+	case res == pubsub.ValidationAccept && reason == reasonRefresh:
+		msg.ValidatorData = refreshed{c}
+		g.count.Refreshed()
+	case res == pubsub.ValidationAccept:
 		msg.ValidatorData = c
 		g.count.Accepted()
-	case res == pubsub.ValidationAccept:
-		g.count.Refreshed()
 	case res == pubsub.ValidationReject:
 		g.count.Rejected(reason)
 		g.cfg.log.Debug("card rejected", "peer", from, "publisher", msg.GetFrom(), "reason", reason)
@@ -31,9 +32,17 @@ func (g *Gossip) validate(_ context.Context, from peer.ID, msg *pubsub.Message) 
 	return res
 }
 
+// refreshed marks, in a message's ValidatorData, a re-broadcast of the
+// held card: relayed, and handed to OnRefresh rather than OnCard.
+type refreshed struct{ c *adp.Card }
+
+// reasonRefresh is check's reason for an accepted re-broadcast; it never
+// reaches the metrics.
+const reasonRefresh = "refresh"
+
 // check returns the validator's decision, the reason of a Reject or
-// Ignore, and the card to deliver (nil for a refresh: accepted and
-// relayed, but no news).
+// Ignore (reasonRefresh for an accepted re-broadcast of the held card)
+// and the card.
 func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResult, string, *adp.Card) {
 	// 1. Size.
 	if len(msg.Data) > adp.MaxCardSize {
@@ -73,7 +82,7 @@ func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResu
 	case verdictNewer:
 		return pubsub.ValidationAccept, "", c
 	case verdictRefresh:
-		return pubsub.ValidationAccept, "", nil
+		return pubsub.ValidationAccept, reasonRefresh, c
 	case verdictReplayed:
 		return pubsub.ValidationIgnore, ReasonReplayed, nil
 	default:
