@@ -79,9 +79,16 @@ func msgSeqno(b []byte) uint64 {
 
 // admit judges card c of owner, carried by a message with sequence number
 // seqno, against the held card and the last one admitted, and records
-// what it accepts; judging and recording are one atomic step.
+// what it accepts; judging against the last one admitted and recording
+// are one atomic step, so of two copies validated at once one is news.
 func (r *recent) admit(owner peer.ID, c *adp.Card, seqno uint64, held func(string) *adp.Card) verdict {
 	now := r.now()
+	// The held card is looked up before taking the lock: Held may read a
+	// database, and the lock is shared by every publisher.
+	var h *adp.Card
+	if held != nil {
+		h = held(adp.AgentID(owner))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := r.cards[owner]
@@ -89,10 +96,8 @@ func (r *recent) admit(owner peer.ID, c *adp.Card, seqno uint64, held func(strin
 	if base != nil && now.Sub(e.at) >= recentTTL {
 		base = nil
 	}
-	if held != nil {
-		if h := held(adp.AgentID(owner)); h != nil && (base == nil || adp.Compare(h, base) > 0) {
-			base = h
-		}
+	if h != nil && (base == nil || adp.Compare(h, base) > 0) {
+		base = h
 	}
 	v := verdictNewer
 	if base != nil {
