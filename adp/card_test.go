@@ -199,14 +199,7 @@ func TestParseCardRejects(t *testing.T) {
 
 func TestParseCardReportsEveryTypeProblem(t *testing.T) {
 	_, err := adp.ParseCard([]byte(`{"id":1,"name":2,"tools":[{"name":3},{"idempotent":1}],"seq":"1"}`))
-	var ve *adp.ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("got %v", err)
-	}
-	var paths []string
-	for _, p := range ve.Problems {
-		paths = append(paths, p.Path)
-	}
+	paths := problemPaths(t, err)
 	want := []string{"/id", "/name", "/seq", "/tools/0/name", "/tools/1/idempotent"}
 	if !reflect.DeepEqual(paths, want) {
 		t.Fatalf("paths %v, want %v", paths, want)
