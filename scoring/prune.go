@@ -69,12 +69,13 @@ func (x *Index) zeroOther(p *prepared) float64 {
 
 // theta returns a lower bound of the final k-th best score from the
 // documents touched so far (pushed signals only): their partial relevance
-// (which only grows) plus what the other factors add (exact with pushed
+// (which only grows; final for the seeds, see seed) plus what the other factors add (exact with pushed
 // signals or none), counting only documents sure to stay above the final
 // relevance floor, whatever the remaining terms (which add at most
 // ubRest) do. It returns -Inf when fewer than k documents qualify.
-func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, idfSum, exIdfSum, zeroOther, ubRest float64, now time.Time) float64 {
-	x.bestExamples(s, exIdfSum)
+func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, t *textQuery, zeroOther, ubRest float64, now time.Time) float64 {
+	idfSum := t.idfSum
+	x.bestExamples(s, t.exIdfSum)
 	best := ubRest // bounds the final best relevance of an untouched document
 	rels := s.rels[:0]
 	for _, d := range s.touched {
@@ -86,6 +87,9 @@ func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, idfSum, e
 		best = max(best, c.rel+ubRest)
 	}
 	s.rels = rels
+	// Final relevance is at most partial relevance plus ubRest, so best
+	// still bounds the final best relevance after seeding.
+	x.seed(s, p, t, rels)
 	floor := x.cfg.floor * min(best, p.w.Tag+p.w.Semantic)
 	top := make(minHeap, 0, p.limit+1)
 	nowNs := now.UnixNano()

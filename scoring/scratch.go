@@ -28,6 +28,7 @@ type scratch struct {
 	exAcc     []float64    // per example: BM25 sum
 	touched   []uint32
 	rels      []float64 // theta: relevance per touched document
+	seeds     []int32   // theta: indexes into touched whose relevance is final
 	exTouched []uint32
 	cands     []cand
 	order     []int32

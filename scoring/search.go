@@ -100,6 +100,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	for i := range qts {
 		qts[i].ubCtx, qts[i].ubEx = x.cfg.termBounds(&qts[i], &avg, exAvg)
 	}
+	tq := textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: &avg, norms: norms, exAvg: exAvg}
 	// closed: admit no new documents; closedPlain: admit only agents
 	// with signals (the others' scores are bounded exactly).
 	closed, closedPlain := false, false
@@ -126,7 +127,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			if !closedPlain && j > 0 && thetaTries < maxThetaTries && restPostings(qts[j:]) > len(s.touched) {
 				// Or it cannot reach the k-th best score so far.
 				thetaTries++
-				theta := x.theta(s, p, pass, idfSum, exIdfSum, zeroOther, ub, now)
+				theta := x.theta(s, p, pass, &tq, zeroOther, ub, now)
 				closed = ub+p.other < theta
 				closedPlain = closed || ub+zeroOther < theta
 			}

@@ -1,0 +1,115 @@
+package scoring
+
+import (
+	"container/heap"
+	"math"
+	"slices"
+)
+
+// seedFactor times the result limit is the number of held documents whose
+// relevance theta completes (seeds) before it bounds the k-th score.
+const seedFactor = 4
+
+// textQuery is what completing a document's relevance needs: the query
+// terms in processing order and the length statistics of this search.
+type textQuery struct {
+	qts              []queryTerm
+	idfSum, exIdfSum float64
+	avg              *[numFields]float64
+	norms            *normTable
+	exAvg            float64
+}
+
+// seed completes the relevance of the held documents with the best
+// partial relevance: term at a time, a document's relevance is partial
+// until every term has been read, and a bound of the k-th score from
+// partial relevance alone is too low to close early. rels holds the
+// partial relevance of s.touched (-Inf for none); seed replaces the
+// entries of up to seedFactor * limit documents with their final
+// relevance, found by binary search in the document-ordered postings of
+// the terms not read yet. The sums are added in the same order as the
+// search adds them, so they are the same numbers.
+func (x *Index) seed(s *scratch, p *prepared, t *textQuery, rels []float64) {
+	n := min(seedFactor*p.limit, len(rels))
+	if n == 0 {
+		return
+	}
+	top := s.seeds[:0]
+	for i, r := range rels {
+		if math.IsInf(r, -1) {
+			continue
+		}
+		switch {
+		case len(top) < n:
+			heap.Push(&seedHeap{rels: rels, idx: &top}, int32(i))
+		case r > rels[top[0]]:
+			top[0] = int32(i)
+			heap.Fix(&seedHeap{rels: rels, idx: &top}, 0)
+		}
+	}
+	for _, i := range top {
+		rels[i] = x.finalRelevance(s, p, s.touched[i], t)
+	}
+	s.seeds = top
+}
+
+// finalRelevance is the relevance a held document d will have once every
+// term is read.
+func (x *Index) finalRelevance(s *scratch, p *prepared, d uint32, t *textQuery) float64 {
+	lens := x.lens[int(d)*numFields : int(d+1)*numFields]
+	acc := 0.0
+	for i := range t.qts {
+		qt := &t.qts[i]
+		if qt.po == nil || qt.df == 0 {
+			continue
+		}
+		k, ok := slices.BinarySearch(qt.po.docs, d)
+		if !ok {
+			continue
+		}
+		tf := x.cfg.pseudoTF(qt.po.tfs[k], lens, t.avg, t.norms)
+		if tf == 0 {
+			continue
+		}
+		acc += qt.idf * x.cfg.saturate(tf)
+	}
+	exBest := 0.0
+	m := &x.meta[d]
+	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+		a := 0.0
+		for i := range t.qts {
+			qt := &t.qts[i]
+			if qt.po == nil || qt.exdf == 0 {
+				continue
+			}
+			if k, ok := slices.BinarySearch(qt.po.ex, e); ok {
+				a += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(qt.po.extf[k], x.exLen[e], t.exAvg))
+			}
+		}
+		if v := x.cfg.exampleScore(a, t.exIdfSum); v > exBest {
+			exBest = v
+		}
+	}
+	tagF := 0.0
+	if len(p.soft) > 0 {
+		tagF = float64(s.docs[d].tagN) / float64(len(p.soft))
+	}
+	return p.w.Tag*tagF + p.w.Semantic*max(x.cfg.contextScore(acc, t.idfSum), exBest)
+}
+
+// seedHeap is a min-heap of indexes into rels, by rel.
+type seedHeap struct {
+	rels []float64
+	idx  *[]int32
+}
+
+func (h seedHeap) Len() int           { return len(*h.idx) }
+func (h seedHeap) Less(i, j int) bool { return h.rels[(*h.idx)[i]] < h.rels[(*h.idx)[j]] }
+func (h seedHeap) Swap(i, j int)      { (*h.idx)[i], (*h.idx)[j] = (*h.idx)[j], (*h.idx)[i] }
+func (h seedHeap) Push(v any)         { *h.idx = append(*h.idx, v.(int32)) }
+func (h seedHeap) Pop() any {
+	old := *h.idx
+	v := old[len(old)-1]
+	*h.idx = old[:len(old)-1]
+	return v
+}
