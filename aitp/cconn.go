@@ -295,13 +295,15 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 	return pd, nil
 }
 
-// unsent reports whether pd failed because its association ended before
-// any octet of its REQUEST went into the stream.
-func (cc *clientConn) unsent(pd *pending) bool {
+// resendable reports whether the remote cannot have run pd, which failed:
+// its association ended before any octet of its REQUEST went into the
+// stream, or the server refused it with BUSY while closing the
+// association.
+func (cc *clientConn) resendable(pd *pending) bool {
 	cc.mu.Lock()
-	err := pd.err
+	err, refused := pd.err, pd.refused
 	cc.mu.Unlock()
-	return errors.Is(err, ErrConnLost) && !cc.w.reached(pd.at)
+	return refused || errors.Is(err, ErrConnLost) && !cc.w.reached(pd.at)
 }
 
 // abandon gives up on pd: the remote is told with CANCEL, and the reply,

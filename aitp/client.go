@@ -155,7 +155,8 @@ func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte
 
 // callOnce makes one attempt at a call: the remote runs it at most once.
 // A call whose association turns out dead before its REQUEST went into
-// the stream is sent again on a new one (the remote never saw it).
+// the stream, or that the server refused because it was closing the
+// association, is sent again on a new one (no handler ran it).
 func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []byte) ([]byte, error) {
 	for resends := 0; ; resends++ {
 		cc, pd, err := c.start(ctx, p, method, body, false)
@@ -168,12 +169,12 @@ func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []
 			}
 		}
 		out, err := pd.result()
-		resend := err != nil && resends < maxResends && ctx.Err() == nil && cc.unsent(pd)
+		resend := err != nil && resends < maxResends && ctx.Err() == nil && cc.resendable(pd)
 		cc.recycle(pd)
 		if !resend {
 			return out, err
 		}
-		c.log.Debug("aitp: resending a call its dead association never sent", "peer", p, "method", method, "err", err)
+		c.log.Debug("aitp: resending a call no handler ran", "peer", p, "method", method, "err", err)
 	}
 }
 

@@ -14,16 +14,19 @@ type pending struct {
 	at        int64 // stream offset of the REQUEST frame (frameWriter.reached)
 	stream    bool
 	abandoned bool // the caller left; the reply only frees the window
-	finished  bool
-	seq       uint32
-	status    Status
-	body      []byte   // buffered reply, or the error body
-	chunks    [][]byte // streamed reply not yet taken
-	buffered  int
-	err       error
-	done      chan struct{} // signalled once when finished (buffered calls)
-	woken     bool          // done was signalled
-	notify    chan struct{} // signalled on every change (streamed calls)
+	// refused: answered BUSY after the server's CLOSE, which is how a
+	// server refuses a call racing its close; the handler did not run.
+	refused  bool
+	finished bool
+	seq      uint32
+	status   Status
+	body     []byte   // buffered reply, or the error body
+	chunks   [][]byte // streamed reply not yet taken
+	buffered int
+	err      error
+	done     chan struct{} // signalled once when finished (buffered calls)
+	woken    bool          // done was signalled
+	notify   chan struct{} // signalled on every change (streamed calls)
 }
 
 // pendingPool recycles the pending state of buffered calls.
@@ -138,6 +141,7 @@ func (cc *clientConn) onReply(seg *Segment) (cancel bool, err error) {
 	case final && seg.Status != StatusOK:
 		pd.status = seg.Status
 		pd.body = append([]byte(nil), seg.Body...)
+		pd.refused = seg.Status == StatusBusy && cc.closeRecv
 	case pd.stream:
 		if len(seg.Body) > 0 {
 			if pd.buffered+len(seg.Body) > cc.cl.cfg.maxStreamBuffer {

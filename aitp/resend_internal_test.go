@@ -1,6 +1,7 @@
 package aitp
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -157,6 +158,115 @@ func TestBrokenHandshakeResent(t *testing.T) {
 			}
 			if n := served.Load(); n != want {
 				t.Fatalf("handler ran %d times, want %d", n, want)
+			}
+		})
+	}
+}
+
+// refusingServer serves one association by hand: it accepts, answers the
+// first REQUEST with BUSY (after a CLOSE when closing is set) and waits
+// for the stream to end.
+func refusingServer(t *testing.T, s network.Stream, closing bool) {
+	defer s.Close()
+	br := bufio.NewReader(s)
+	buf := make([]byte, MaxMessageSize)
+	next := func() (Segment, bool) {
+		raw, err := readMessage(br, buf)
+		if err != nil {
+			return Segment{}, false
+		}
+		m, err := DecodeMessage(raw)
+		if err != nil {
+			t.Errorf("client message: %v", err)
+			return Segment{}, false
+		}
+		seg, err := DecodeSegment(m.Payload)
+		if err != nil {
+			t.Errorf("client segment: %v", err)
+			return Segment{}, false
+		}
+		return seg, true
+	}
+	send := func(seg *Segment) {
+		p, err := AppendSegment(nil, seg)
+		if err == nil {
+			var b []byte
+			if b, err = AppendMessage(nil, &Message{Version: Version, TTL: DefaultTTL, NextProto: NextProtoAITP, Payload: p}); err == nil {
+				_, err = s.Write(b)
+			}
+		}
+		if err != nil {
+			t.Errorf("send %s: %v", seg.Type, err)
+		}
+	}
+	open, ok := next()
+	if !ok || open.Type != TypeOpen {
+		t.Errorf("first segment %s, want OPEN", open.Type)
+		return
+	}
+	send(&Segment{Type: TypeAccept, Association: open.Association, Window: 8})
+	req, ok := next()
+	if !ok || req.Type != TypeRequest {
+		t.Errorf("second segment %s, want REQUEST", req.Type)
+		return
+	}
+	if closing {
+		send(&Segment{Type: TypeClose, Association: open.Association})
+	}
+	busy := Errorf(StatusBusy, CodeBusy, "", "association closing")
+	send(&Segment{Type: TypeResponse, Flags: FlagFin, Status: StatusBusy, Association: open.Association, RequestID: req.RequestID, Body: busy.body()})
+	for {
+		if _, ok := next(); !ok {
+			return
+		}
+	}
+}
+
+// TestBusyWhileClosingResent: a call the server refused with BUSY because
+// it was closing the association (its CLOSE came first) ran no handler and
+// goes out on a new association; a BUSY without CLOSE is the answer.
+func TestBusyWhileClosingResent(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		closing  bool
+		wantBusy bool
+		wantOpen int32
+	}{
+		{name: "CLOSE then BUSY", closing: true, wantOpen: 2},
+		{name: "BUSY alone", closing: false, wantBusy: true, wantOpen: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hs, hc := mockHosts(t)
+			srv, err := NewServer(hs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { srv.Close() })
+			srv.HandleFunc("echo", func(ctx context.Context, w ResponseWriter, r *Request) error {
+				_, err := w.Write(r.Body)
+				return err
+			})
+			var opened atomic.Int32
+			hs.SetStreamHandler(ProtocolID, func(s network.Stream) {
+				if opened.Add(1) == 1 {
+					refusingServer(t, s, tc.closing)
+					return
+				}
+				srv.handleStream(s)
+			})
+			cl := NewClient(hc)
+			t.Cleanup(func() { cl.Close() })
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			got, err := cl.Call(ctx, hs.ID(), "echo", []byte("hi"))
+			if st, _ := StatusOf(err); tc.wantBusy && st != StatusBusy {
+				t.Fatalf("call: %q %v, want BUSY", got, err)
+			}
+			if !tc.wantBusy && (err != nil || string(got) != "hi") {
+				t.Fatalf("call: %q %v", got, err)
+			}
+			if n := opened.Load(); n != tc.wantOpen {
+				t.Fatalf("%d streams opened, want %d", n, tc.wantOpen)
 			}
 		})
 	}
