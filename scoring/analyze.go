@@ -38,7 +38,12 @@ type analyzer struct {
 func (a analyzer) each(s string, fn func(term string)) {
 	start := -1
 	for i, r := range s {
-		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		var alnum bool
+		if r < utf8.RuneSelf {
+			alnum = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		} else {
+			alnum = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
 		if alnum && start < 0 {
 			start = i
 		}

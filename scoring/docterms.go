@@ -72,11 +72,15 @@ func (c *config) analyzeDoc(d *Doc, tf map[string]uint16) docTerms {
 	for t, v := range tf {
 		out.terms = append(out.terms, termTF{t, v})
 	}
+	var etf map[string]uint8
 	for i, ex := range d.Examples {
 		if i >= maxDocExamples {
 			break
 		}
-		etf := make(map[string]uint8, 16)
+		if etf == nil {
+			etf = make(map[string]uint8, 16)
+		}
+		clear(etf)
 		var n uint16
 		count := func(t string) {
 			if n < maxFieldLen {
