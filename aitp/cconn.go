@@ -34,8 +34,8 @@ func isUnsent(err error) bool {
 	return errors.As(err, &u)
 }
 
-// maxResends bounds how many times one call goes out again after finding
-// its association dead before its REQUEST was written.
+// maxResends bounds how many times one call goes out again on a new
+// association because no handler can have run it on the last one.
 const maxResends = 2
 
 // clientConn is the caller end of one stream and its association.

@@ -158,8 +158,9 @@ func (c *Client) Call(ctx context.Context, p peer.ID, method string, body []byte
 // the stream, or that the server refused because it was closing the
 // association, is sent again on a new one (no handler ran it).
 func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []byte) ([]byte, error) {
-	for resends := 0; ; resends++ {
-		cc, pd, err := c.start(ctx, p, method, body, false)
+	resends := 0 // shared with start: maxResends bounds the call's streams
+	for {
+		cc, pd, err := c.start(ctx, p, method, body, false, &resends)
 		if err != nil {
 			return nil, err
 		}
@@ -174,15 +175,16 @@ func (c *Client) callOnce(ctx context.Context, p peer.ID, method string, body []
 		if !resend {
 			return out, err
 		}
+		resends++
 		c.log.Debug("aitp: resending a call no handler ran", "peer", p, "method", method, "err", err)
 	}
 }
 
 // start sends a request on p's association, opening one when needed. An
-// association found closing or dead before the REQUEST was written is
-// replaced.
-func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byte, stream bool) (*clientConn, *pending, error) {
-	for resends := 0; ; {
+// association found closing, or dead before the REQUEST was written, is
+// replaced; *resends counts the dead ones against maxResends.
+func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byte, stream bool, resends *int) (*clientConn, *pending, error) {
+	for {
 		cc, err := c.conn(ctx, p)
 		var pd *pending
 		if err == nil {
@@ -191,8 +193,8 @@ func (c *Client) start(ctx context.Context, p peer.ID, method string, body []byt
 				continue // the association began closing: use a new one
 			}
 		}
-		if isUnsent(err) && resends < maxResends && ctx.Err() == nil {
-			resends++
+		if isUnsent(err) && *resends < maxResends && ctx.Err() == nil {
+			*resends++
 			c.log.Debug("aitp: association dead before the request was sent", "peer", p, "method", method, "err", err)
 			continue
 		}
@@ -220,7 +222,8 @@ func (c *Client) Stream(ctx context.Context, p peer.ID, method string, body []by
 	if err != nil {
 		return nil, err
 	}
-	cc, pd, err := c.start(ctx, p, method, body, true)
+	resends := 0
+	cc, pd, err := c.start(ctx, p, method, body, true, &resends)
 	if err != nil {
 		b.record(classify(err), probe, c.cfg.now(), c.cfg.breakerFailures)
 		return nil, err

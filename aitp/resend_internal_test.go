@@ -227,13 +227,17 @@ func refusingServer(t *testing.T, s network.Stream, closing bool) {
 // goes out on a new association; a BUSY without CLOSE is the answer.
 func TestBusyWhileClosingResent(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		closing  bool
-		wantBusy bool
-		wantOpen int32
+		name      string
+		closing   bool
+		breakRest bool // later streams are reset before ACCEPT
+		wantBusy  bool
+		wantLost  bool
+		wantOpen  int32
 	}{
 		{name: "CLOSE then BUSY", closing: true, wantOpen: 2},
 		{name: "BUSY alone", closing: false, wantBusy: true, wantOpen: 1},
+		// One budget bounds every resend of a call.
+		{name: "CLOSE then BUSY, then broken streams", closing: true, breakRest: true, wantLost: true, wantOpen: 1 + maxResends},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hs, hc := mockHosts(t)
@@ -248,21 +252,27 @@ func TestBusyWhileClosingResent(t *testing.T) {
 			})
 			var opened atomic.Int32
 			hs.SetStreamHandler(ProtocolID, func(s network.Stream) {
-				if opened.Add(1) == 1 {
+				switch n := opened.Add(1); {
+				case n == 1:
 					refusingServer(t, s, tc.closing)
-					return
+				case tc.breakRest:
+					s.Reset()
+				default:
+					srv.handleStream(s)
 				}
-				srv.handleStream(s)
 			})
 			cl := NewClient(hc)
 			t.Cleanup(func() { cl.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			got, err := cl.Call(ctx, hs.ID(), "echo", []byte("hi"))
-			if st, _ := StatusOf(err); tc.wantBusy && st != StatusBusy {
+			st, _ := StatusOf(err)
+			switch {
+			case tc.wantBusy && st != StatusBusy:
 				t.Fatalf("call: %q %v, want BUSY", got, err)
-			}
-			if !tc.wantBusy && (err != nil || string(got) != "hi") {
+			case tc.wantLost && !errors.Is(err, ErrConnLost):
+				t.Fatalf("call: %q %v, want ErrConnLost", got, err)
+			case !tc.wantBusy && !tc.wantLost && (err != nil || string(got) != "hi"):
 				t.Fatalf("call: %q %v", got, err)
 			}
 			if n := opened.Load(); n != tc.wantOpen {
