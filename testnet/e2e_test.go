@@ -177,34 +177,6 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("wordcount = %+v, want 4 words, 2 lines", wc.Body)
 	}
 
-	// 5b. publish a change: node 4 adds a skill (PUT /v1/card signs it
-	// with the next seq and publishes it); node 0 then finds node 4 by that
-	// skill in its own store.
-	var own json.RawMessage
-	if err := tn.API(ctx, 4, http.MethodGet, "/v1/card", nil, &own); err != nil {
-		t.Fatalf("get card: %v", err)
-	}
-	changed, err := adp.ParseCard(own)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const newSkill = "testing/e2e-published"
-	changed.Skills = append(changed.Skills, newSkill)
-	changed.Signature = ""
-	var signed json.RawMessage
-	if err := tn.API(ctx, 4, http.MethodPut, "/v1/card", changed, &signed); err != nil {
-		t.Fatalf("put card: %v", err)
-	}
-	if c, err := adp.DecodeVerified(signed); err != nil || !slices.Contains(c.Skills, newSkill) || adp.Compare(c, changed) <= 0 {
-		t.Fatalf("put card answered %s (%v)", signed, err)
-	}
-	if err := testnet.WaitFor(func() bool {
-		resp, err := tn.Discover(ctx, 0, &adp.DiscoverRequest{Tags: []string{newSkill}}, "local")
-		return err == nil && hasResult(resp, nodes[4].AgentID)
-	}, 20*time.Second); err != nil {
-		t.Errorf("node 0 never found node 4 by its new skill %s: %v", newSkill, err)
-	}
-
 	// 6. restart node 2: its store keeps the cards it had received.
 	restartAt := time.Now()
 	out = cli(t, bin, "testnet", "restart", "--dir", dir, "--node", "2")
@@ -245,6 +217,37 @@ func TestEndToEnd(t *testing.T) {
 		return tn.API(ctx, 0, http.MethodPost, "/v1/invoke", map[string]any{"agent": nodes[2].AgentID, "method": "echo", "body": map[string]int{"x": 1}}, &e) == nil && e.Body["x"] == float64(1)
 	}, 30*time.Second); err != nil {
 		t.Errorf("node 0 cannot invoke restarted node 2: %v", err)
+	}
+
+	// 6b. publish a change: node 4 adds a skill (PUT /v1/card signs it
+	// with the next seq and publishes it); every node, the restarted one
+	// included, then finds node 4 by that skill in its own store. (After
+	// the restart check: a card received again refreshes its receipt time.)
+	var own json.RawMessage
+	if err := tn.API(ctx, 4, http.MethodGet, "/v1/card", nil, &own); err != nil {
+		t.Fatalf("get card: %v", err)
+	}
+	changed, err := adp.ParseCard(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const newSkill = "testing/e2e-published"
+	changed.Skills = append(changed.Skills, newSkill)
+	changed.Signature = ""
+	var signed json.RawMessage
+	if err := tn.API(ctx, 4, http.MethodPut, "/v1/card", changed, &signed); err != nil {
+		t.Fatalf("put card: %v", err)
+	}
+	if c, err := adp.DecodeVerified(signed); err != nil || !slices.Contains(c.Skills, newSkill) || adp.Compare(c, changed) <= 0 {
+		t.Fatalf("put card answered %s (%v)", signed, err)
+	}
+	for i := range n {
+		if err := testnet.WaitFor(func() bool {
+			resp, err := tn.Discover(ctx, i, &adp.DiscoverRequest{Tags: []string{newSkill}}, "local")
+			return err == nil && hasResult(resp, nodes[4].AgentID)
+		}, 20*time.Second); err != nil {
+			t.Errorf("node %d never found node 4 by its new skill %s: %v", i, newSkill, err)
+		}
 	}
 
 	// 7. down: every process gone, the directory removed.
