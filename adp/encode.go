@@ -32,41 +32,17 @@ func (c *Card) appendJSON(b []byte, withSig bool) ([]byte, error) {
 	w.str("status", c.Status)
 	w.strs("skills", c.Skills)
 	if c.Tools != nil {
-		w.key("tools")
-		w.b = append(w.b, '[')
-		for i := range c.Tools {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = c.Tools[i].appendJSON(w.b, &w.err)
-		}
-		w.b = append(w.b, ']')
+		w.array("tools", len(c.Tools), func(i int) { w.b = c.Tools[i].appendJSON(w.b, &w.err) })
 	}
 	if c.Endpoints != nil {
-		w.key("endpoints")
-		w.b = append(w.b, '[')
-		for i := range c.Endpoints {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = c.Endpoints[i].appendJSON(w.b, &w.err)
-		}
-		w.b = append(w.b, ']')
+		w.array("endpoints", len(c.Endpoints), func(i int) { w.b = c.Endpoints[i].appendJSON(w.b, &w.err) })
 	}
 	if c.Constraints != nil {
 		w.key("constraints")
 		w.b = c.Constraints.appendJSON(w.b, &w.err)
 	}
 	if c.Examples != nil {
-		w.key("examples")
-		w.b = append(w.b, '[')
-		for i := range c.Examples {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = c.Examples[i].appendJSON(w.b, &w.err)
-		}
-		w.b = append(w.b, ']')
+		w.array("examples", len(c.Examples), func(i int) { w.b = c.Examples[i].appendJSON(w.b, &w.err) })
 	}
 	if c.Metadata != nil {
 		w.key("metadata")
@@ -214,13 +190,19 @@ func (w *objWriter) strs(k string, v []string) {
 	if v == nil {
 		return
 	}
+	w.array(k, len(v), func(i int) { w.b = appendString(w.b, v[i]) })
+}
+
+// array writes the member k, an array of n elements that elem appends in
+// turn (elem(i) appends the element i).
+func (w *objWriter) array(k string, n int, elem func(i int)) {
 	w.key(k)
 	w.b = append(w.b, '[')
-	for i, s := range v {
+	for i := range n {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendString(w.b, s)
+		elem(i)
 	}
 	w.b = append(w.b, ']')
 }
