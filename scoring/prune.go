@@ -73,7 +73,7 @@ func (x *Index) zeroOther(p *prepared) float64 {
 // signals or none), counting only documents sure to stay above the final
 // relevance floor, whatever the remaining terms (which add at most
 // ubRest) do. It returns -Inf when fewer than k documents qualify.
-func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, t *textQuery, zeroOther, ubRest float64, now time.Time) float64 {
+func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, t *textQuery, next int, zeroOther, ubRest float64, now time.Time) float64 {
 	idfSum := t.idfSum
 	x.bestExamples(s, t.exIdfSum)
 	best := ubRest // bounds the final best relevance of an untouched document
@@ -89,7 +89,7 @@ func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, t *textQu
 	s.rels = rels
 	// Final relevance is at most partial relevance plus ubRest, so best
 	// still bounds the final best relevance after seeding.
-	x.seed(s, p, t, rels)
+	x.seed(s, p, t, next, rels)
 	floor := x.cfg.floor * min(best, p.w.Tag+p.w.Semantic)
 	top := make(minHeap, 0, p.limit+1)
 	nowNs := now.UnixNano()

@@ -18,6 +18,7 @@ type docScratch struct {
 	acc    float64 // BM25F sum
 	exBest float64 // best normalized example score
 	tagN   uint8   // matched query tags
+	inNext bool    // theta, while seeding: the next term has it
 }
 
 // scratch holds the per-query accumulators, reused through a pool and
@@ -29,6 +30,7 @@ type scratch struct {
 	touched   []uint32
 	rels      []float64 // theta: relevance per touched document
 	seeds     []int32   // theta: indexes into touched whose relevance is final
+	seeds2    []int32
 	exTouched []uint32
 	cands     []cand
 	order     []int32

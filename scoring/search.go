@@ -127,7 +127,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			if !closedPlain && j > 0 && thetaTries < maxThetaTries && restPostings(qts[j:]) > len(s.touched) {
 				// Or it cannot reach the k-th best score so far.
 				thetaTries++
-				theta := x.theta(s, p, pass, &tq, zeroOther, ub, now)
+				theta := x.theta(s, p, pass, &tq, j, zeroOther, ub, now)
 				closed = ub+p.other < theta
 				closedPlain = closed || ub+zeroOther < theta
 			}

@@ -20,37 +20,68 @@ type textQuery struct {
 	exAvg            float64
 }
 
-// seed completes the relevance of the held documents with the best
-// partial relevance: term at a time, a document's relevance is partial
-// until every term has been read, and a bound of the k-th score from
-// partial relevance alone is too low to close early. rels holds the
-// partial relevance of s.touched (-Inf for none); seed replaces the
-// entries of up to seedFactor * limit documents with their final
-// relevance, found by binary search in the document-ordered postings of
-// the terms not read yet. The sums are added in the same order as the
-// search adds them, so they are the same numbers.
-func (x *Index) seed(s *scratch, p *prepared, t *textQuery, rels []float64) {
+// seed completes the relevance of some held documents: term at a time, a
+// document's relevance is partial until every term has been read, and a
+// bound of the k-th score from partial relevance alone is too low to
+// close early. rels holds the partial relevance of s.touched (-Inf for
+// none); seed replaces the entries of up to seedFactor * limit documents
+// with the best partial relevance, and as many among those the next
+// unread term (next indexes t.qts) also has, with their final relevance,
+// found by binary search in the document-ordered postings. The sums are
+// added in the same order as the search adds them, so they are the same
+// numbers.
+func (x *Index) seed(s *scratch, p *prepared, t *textQuery, next int, rels []float64) {
 	n := min(seedFactor*p.limit, len(rels))
 	if n == 0 {
 		return
 	}
-	top := s.seeds[:0]
+	var nextPo *postings
+	if next < len(t.qts) && t.qts[next].df > 0 {
+		nextPo = t.qts[next].po
+	}
+	if nextPo != nil {
+		for _, d := range nextPo.docs {
+			if s.held(d) {
+				s.docs[d].inNext = true
+			}
+		}
+	}
+	best, both := s.seeds[:0], s.seeds2[:0]
 	for i, r := range rels {
 		if math.IsInf(r, -1) {
 			continue
 		}
-		switch {
-		case len(top) < n:
-			heap.Push(&seedHeap{rels: rels, idx: &top}, int32(i))
-		case r > rels[top[0]]:
-			top[0] = int32(i)
-			heap.Fix(&seedHeap{rels: rels, idx: &top}, 0)
+		pushSeed(&best, rels, n, int32(i))
+		if nextPo != nil && s.docs[s.touched[i]].inNext {
+			pushSeed(&both, rels, n, int32(i))
 		}
 	}
-	for _, i := range top {
+	if nextPo != nil {
+		for _, d := range nextPo.docs {
+			if s.held(d) {
+				s.docs[d].inNext = false
+			}
+		}
+	}
+	for _, i := range best {
 		rels[i] = x.finalRelevance(s, p, s.touched[i], t)
 	}
-	s.seeds = top
+	for _, i := range both {
+		rels[i] = x.finalRelevance(s, p, s.touched[i], t)
+	}
+	s.seeds, s.seeds2 = best, both
+}
+
+// pushSeed keeps in top the n indexes with the largest rels.
+func pushSeed(top *[]int32, rels []float64, n int, i int32) {
+	h := seedHeap{rels: rels, idx: top}
+	switch {
+	case len(*top) < n:
+		heap.Push(h, i)
+	case rels[i] > rels[(*top)[0]]:
+		(*top)[0] = i
+		heap.Fix(h, 0)
+	}
 }
 
 // finalRelevance is the relevance a held document d will have once every
