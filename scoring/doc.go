@@ -77,11 +77,16 @@
 //
 // Index keeps postings per text term (documents and examples) and per
 // canonical tag including parent paths, as compact parallel uint32/uint16
-// slices. Search generates candidates from the postings of the query's
+// slices in document order, each term with a bound of what it can add
+// to any document (its largest term frequency and shortest field per
+// field). Search generates candidates from the postings of the query's
 // tags and then its terms, rarest first; once the remaining terms cannot
 // lift a document they alone reach to the relevance floor or to the k-th
 // best score so far, it stops admitting documents and only completes the
-// scores of those it holds (max-score pruning). It then buckets the
+// scores of those it holds (max-score pruning). The k-th score bound
+// counts the final relevance of a few promising held documents (seeds),
+// completed by binary search in the unread terms' postings, so that
+// admission closes after fewer terms. It then buckets the
 // candidates by an upper bound of their score and scores them fully from
 // the best bucket down, stopping when no remaining candidate can reach
 // the k-th score.
