@@ -15,13 +15,13 @@ for pkg in $(go list ./...); do
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
   for t in $targets; do
     echo "fuzz $pkg $t ($time)"
-    before=$(find "$dir/testdata/fuzz/$t" -type f 2>/dev/null | wc -l)
+    before=$( (find "$dir/testdata/fuzz/$t" -type f 2>/dev/null || true) | wc -l)
     log=$(mktemp)
     if go test -run '^$' -fuzz "^${t}\$" -fuzztime "$time" "$pkg" >"$log" 2>&1; then
       tail -n 2 "$log"; rm -f "$log"; continue
     fi
     cat "$log"; rm -f "$log"
-    after=$(find "$dir/testdata/fuzz/$t" -type f 2>/dev/null | wc -l)
+    after=$( (find "$dir/testdata/fuzz/$t" -type f 2>/dev/null || true) | wc -l)
     if [ "$after" -gt "$before" ]; then
       echo "FAIL: $t found a failing input (see $dir/testdata/fuzz/$t)"; status=1; continue
     fi
