@@ -27,13 +27,25 @@ type docTerms struct {
 	protos   []string
 }
 
-// analyzeDoc tokenizes every field of d. It runs outside any lock. tf is
-// an empty map it may use (and leaves filled), or nil.
-func (c *config) analyzeDoc(d *Doc, tf map[string]uint16) docTerms {
+// termCounts are the maps analyzeDoc counts terms in, reused across
+// documents (pooled by the index).
+type termCounts struct {
+	doc map[string]uint16
+	ex  map[string]uint8
+}
+
+func newTermCounts() *termCounts {
+	return &termCounts{doc: make(map[string]uint16, 64), ex: make(map[string]uint8, 16)}
+}
+
+// analyzeDoc tokenizes every field of d. It runs outside any lock. tc
+// holds empty maps it uses and leaves filled, or is nil.
+func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
 	var out docTerms
-	if tf == nil {
-		tf = make(map[string]uint16, 64)
+	if tc == nil {
+		tc = newTermCounts()
 	}
+	tf := tc.doc
 	add := func(f int, text string) {
 		c.an.each(text, func(t string) {
 			if out.lens[f] < maxFieldLen {
@@ -72,13 +84,10 @@ func (c *config) analyzeDoc(d *Doc, tf map[string]uint16) docTerms {
 	for t, v := range tf {
 		out.terms = append(out.terms, termTF{t, v})
 	}
-	var etf map[string]uint8
+	etf := tc.ex
 	for i, ex := range d.Examples {
 		if i >= maxDocExamples {
 			break
-		}
-		if etf == nil {
-			etf = make(map[string]uint8, 16)
 		}
 		clear(etf)
 		var n uint16

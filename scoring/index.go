@@ -54,7 +54,7 @@ type Index struct {
 	exSumLen   int64
 
 	pool   sync.Pool // *scratch
-	tfPool sync.Pool // map[string]uint16 for analyzeDoc
+	tfPool sync.Pool // *termCounts for analyzeDoc
 }
 
 type postings struct {
@@ -221,12 +221,14 @@ func (x *Index) Upsert(d Doc) error {
 		x.Delete(d.ID)
 		return nil
 	}
-	tf, _ := x.tfPool.Get().(map[string]uint16)
-	dt := x.cfg.analyzeDoc(&d, tf)
-	if tf != nil {
-		clear(tf)
-		x.tfPool.Put(tf)
+	tc, _ := x.tfPool.Get().(*termCounts)
+	if tc == nil {
+		tc = newTermCounts()
 	}
+	dt := x.cfg.analyzeDoc(&d, tc)
+	clear(tc.doc)
+	clear(tc.ex)
+	x.tfPool.Put(tc)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if old, ok := x.byID[d.ID]; ok {
