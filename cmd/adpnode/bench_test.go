@@ -79,9 +79,13 @@ func TestBenchDiscoverFiles(t *testing.T) {
 }
 
 func TestBenchDiscoverSynthetic(t *testing.T) {
-	out, err := runBench(t, "--synthetic", "2000", "--queries-per-kind", "20", "--naive-queries-per-kind", "10")
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	out, err := runBench(t, "--synthetic", "2000", "--queries-per-kind", "20", "--naive-queries-per-kind", "10", "--cpuprofile", prof)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Errorf("no CPU profile written: %v", err)
 	}
 	t.Log(out)
 	for _, want := range []string{"index build:", "B/card", "tag-only", "text-only", "mixed", "top-10 agreement index vs naive: 30/30"} {
