@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"container/heap"
+	"math"
 	"time"
 )
 
@@ -106,7 +107,8 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	closed, closedPlain := false, false
 	zeroOther := x.zeroOther(p)
 	thetaTries := 0
-	if signals != nil { // pulled signals: nothing is known before scoring
+	theta := math.Inf(-1) // a lower bound of the final k-th best score
+	if signals != nil {   // pulled signals: nothing is known before scoring
 		zeroOther, thetaTries = p.other, maxThetaTries
 	}
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
@@ -124,10 +126,14 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			}
 			closed = closed || ub+p.other < p.minScore
 			closedPlain = closed || closedPlain || ub+zeroOther < p.minScore
+			// Or it cannot reach the k-th best score so far: a bound
+			// found earlier still holds (final scores only grow), so it
+			// is tried first and recomputed only when it falls short.
+			closed = closed || ub+p.other < theta
+			closedPlain = closed || closedPlain || ub+zeroOther < theta
 			if !closedPlain && j > 0 && thetaTries < maxThetaTries && restPostings(qts[j:]) > len(s.touched) {
-				// Or it cannot reach the k-th best score so far.
 				thetaTries++
-				theta := x.theta(s, p, pass, &tq, j, zeroOther, ub, now)
+				theta = max(theta, x.theta(s, p, pass, &tq, j, zeroOther, ub, now))
 				closed = ub+p.other < theta
 				closedPlain = closed || ub+zeroOther < theta
 			}
