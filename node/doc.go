@@ -43,8 +43,9 @@
 // Outbound calls ([Node.Invoke], [Node.InvokeStream]) update the
 // interaction records (calls, failures, latency, last seen) that rank
 // agents by reputation; they are written off the call path. Ratings
-// ([Node.Rate]) are kept per rater. [Node.LookupCard] fetches a missing or
-// stale card again from the DHT, then from its owner.
+// ([Node.Rate]) are kept per rater. An owner's gossip re-broadcast of a
+// card already held renews that card's freshness; [Node.LookupCard]
+// fetches a missing or stale card again from the DHT, then from its owner.
 //
 // # Directory peers
 //

@@ -26,6 +26,7 @@ type testNode struct {
 	dataDir           string // reuse (restart); empty = fresh
 	noAPI             bool
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
+	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -44,16 +45,17 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		}
 	}
 	cfg := node.Config{
-		DataDir:     dir,
-		Listen:      []string{"/ip4/127.0.0.1/tcp/0"},
-		APIAddr:     "127.0.0.1:0",
-		Bootstrap:   tn.bootstrap,
-		Directory:   tn.directory,
-		DemoAgent:   tn.demo,
-		AgentURL:    tn.agentURL,
-		SmallMemory: true,
-		CardTTL:     tn.cardTTL,
-		Logger:      testLogger(t),
+		DataDir:        dir,
+		Listen:         []string{"/ip4/127.0.0.1/tcp/0"},
+		APIAddr:        "127.0.0.1:0",
+		Bootstrap:      tn.bootstrap,
+		Directory:      tn.directory,
+		DemoAgent:      tn.demo,
+		AgentURL:       tn.agentURL,
+		SmallMemory:    true,
+		CardTTL:        tn.cardTTL,
+		GossipInterval: tn.gossipInterval,
+		Logger:         testLogger(t),
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""

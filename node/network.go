@@ -178,7 +178,10 @@ func (n *Node) putDHT(ctx context.Context, c *adp.Card) {
 	}
 }
 
-// onGossipCard stores a card accepted by the gossip validator.
+// onGossipCard stores a card accepted by the gossip validator. It also
+// takes its owner's re-broadcasts of the card already held
+// (gossip.OnRefresh): storing the same card again renews its freshness
+// and keeps its provenance.
 func (n *Node) onGossipCard(c *adp.Card, from peer.ID) {
 	n.storeCard(n.ctx, c, store.SourceGossip, adp.AgentID(from))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/store"
 )
 
 type discoverReply struct {
@@ -267,5 +268,30 @@ func TestInvokeByCardAddresses(t *testing.T) {
 	b.Host().Peerstore().ClearAddrs(a.PeerID())
 	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
 		t.Fatalf("invoke after forgetting the addresses: %v", err)
+	}
+}
+
+// TestGossipRebroadcastRefreshesFreshness: an owner's re-broadcast of an
+// unchanged card renews the receivers' copy (received time and expiry),
+// so a card whose owner keeps announcing it never goes stale.
+func TestGossipRebroadcastRefreshesFreshness(t *testing.T) {
+	a := startNode(t, testNode{name: "announcer", gossipInterval: 200 * time.Millisecond})
+	b := startNode(t, testNode{name: "listener", bootstrap: []string{addrOf(t, a)}})
+	ctx := context.Background()
+	held := func() *store.Record {
+		rec, err := b.LookupCard(ctx, a.AgentID())
+		if err != nil {
+			return nil
+		}
+		return rec
+	}
+	waitFor(t, 20*time.Second, "b to hold a's card", func() bool { return held() != nil })
+	first := held()
+	waitFor(t, 20*time.Second, "a re-broadcast to renew b's copy", func() bool {
+		rec := held()
+		return rec != nil && rec.ExpiresAt.After(first.ExpiresAt) && rec.ReceivedAt.After(first.ReceivedAt)
+	})
+	if rec := held(); rec.Source != first.Source || rec.Origin != first.Origin || *rec.Card.Seq != *first.Card.Seq {
+		t.Fatalf("refresh changed the record: %+v, was %+v", rec, first)
 	}
 }

@@ -187,6 +187,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if n.gossip, err = gossip.New(n.host,
 		gossip.Held(n.store.Held),
 		gossip.OnCard(n.onGossipCard),
+		gossip.OnRefresh(n.onGossipCard), // the same card again: the store renews its freshness
 		gossip.RebroadcastInterval(cfg.GossipInterval),
 		gossip.Logger(n.log),
 		gossip.Registerer(n.metrics.reg),
