@@ -217,9 +217,13 @@ func (n *Node) statsLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case c := <-n.calls:
-			if err := n.store.RecordCall(ctx, c.agentID, c.ok, c.latency); err != nil && ctx.Err() == nil {
-				n.log.Debug("record call", "agent", c.agentID, "err", err)
+			if err := n.store.RecordCall(ctx, c.agentID, c.ok, c.latency); err != nil {
+				if ctx.Err() == nil {
+					n.log.Debug("record call", "agent", c.agentID, "err", err)
+				}
+				continue
 			}
+			n.pushSignals(c.agentID)
 		}
 	}
 }
@@ -263,7 +267,11 @@ func (n *Node) Rate(ctx context.Context, agentID string, stars int) error {
 	if id == n.agentID {
 		return badRequest("/agent", "a node does not rate its own agent")
 	}
-	return n.store.Rate(ctx, id, n.agentID, stars)
+	if err := n.store.Rate(ctx, id, n.agentID, stars); err != nil {
+		return err
+	}
+	n.pushSignals(id)
+	return nil
 }
 
 // Stats returns the interaction records of agentID.

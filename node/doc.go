@@ -43,7 +43,16 @@
 // Outbound calls ([Node.Invoke], [Node.InvokeStream]) update the
 // interaction records (calls, failures, latency, last seen) that rank
 // agents by reputation; they are written off the call path. Ratings
-// ([Node.Rate]) are kept per rater. An owner's gossip re-broadcast of a
+// ([Node.Rate]) are kept per rater. The node pushes an agent's ranking
+// signals to the discovery index whenever one changes (a call record
+// written, a rating, a call starting or ending: availability and the load
+// filter count calls in flight) and, at Start, for every stored card that
+// has records; a search never reads the store. Cards leave the index
+// through the store's change feed: on revocation, and when the store's
+// sweeper removes a card past its expiry plus the grace period. The node
+// does not call [Discovery.Expire] at the card's expiry: a stale card
+// stays rankable for requests with the allow_stale constraint (freshness
+// 0, marked stale) until the store forgets it. An owner's gossip re-broadcast of a
 // card already held renews that card's freshness; [Node.LookupCard]
 // fetches a missing or stale card again from the DHT, then from its owner.
 //

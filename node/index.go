@@ -11,23 +11,49 @@ import (
 // feedBuffer is the store change feed's channel buffer.
 const feedBuffer = 256
 
-// newIndex builds the discovery index; its signals are this node's
-// interaction records plus the calls it has in flight.
+// newIndex builds the discovery index. Its ranking signals are pushed
+// (pushSignals), never pulled: a Search reads no store, and the index
+// knows the exact contribution of reputation, availability and rating
+// for every agent without signals, which bounds their scores for pruning.
 func (n *Node) newIndex() (*Discovery, error) {
-	return NewDiscovery(WithSignals(n.signals), WithDiscoveryLogger(n.log))
+	return NewDiscovery(WithDiscoveryLogger(n.log))
 }
 
-// signals returns the ranking signals of agentID. Called under the index's
-// read lock: it reads the store and the node's counters only.
-func (n *Node) signals(agentID string) scoring.Signals {
+// currentSignals returns the ranking signals of agentID: the store's
+// interaction records plus this node's calls in flight to it.
+func (n *Node) currentSignals(agentID string) scoring.Signals {
+	active := n.activeCalls(agentID)
 	st, err := n.store.Stats(context.Background(), agentID)
 	if err != nil {
-		return scoring.Signals{ActiveTasks: n.activeCalls(agentID)}
+		return scoring.Signals{ActiveTasks: active}
 	}
 	return scoring.Signals{
 		Calls: st.Calls, Successes: st.Successes, Failures: st.Failures,
 		CompletedTasks: st.CompletedTasks, RatingSum: st.RatingSum, RatingCount: st.RatingCount,
-		LastSeen: st.LastSeen, ActiveTasks: n.activeCalls(agentID),
+		LastSeen: st.LastSeen, ActiveTasks: active,
+	}
+}
+
+// pushSignals reads the current signals of agentID and hands them to the
+// index. The node calls it whenever one changes: an interaction record
+// written (calls, successes, failures, latency, last seen), a rating, a
+// call starting or ending (in-flight count). Pushes are serialized by
+// sigMu and each reads the latest values, so the last push always holds
+// the current signals. n.mu is never held while calling into the index.
+func (n *Node) pushSignals(agentID string) {
+	n.sigMu.Lock()
+	defer n.sigMu.Unlock()
+	n.index.SetSignals(agentID, n.currentSignals(agentID))
+}
+
+// pushStoredSignals pushes the signals of an agent whose card enters the
+// index, when it has any (at start, this loads the stored records of
+// every replayed card; zero signals need no push).
+func (n *Node) pushStoredSignals(agentID string) {
+	n.sigMu.Lock()
+	defer n.sigMu.Unlock()
+	if s := n.currentSignals(agentID); s != (scoring.Signals{}) {
+		n.index.SetSignals(agentID, s)
 	}
 }
 
@@ -42,12 +68,14 @@ func (n *Node) callStarted(agentID string) func() {
 	n.mu.Lock()
 	n.inflight[agentID]++
 	n.mu.Unlock()
+	n.pushSignals(agentID) // availability and load filtering count calls in flight
 	return func() {
 		n.mu.Lock()
 		if n.inflight[agentID]--; n.inflight[agentID] <= 0 {
 			delete(n.inflight, agentID)
 		}
 		n.mu.Unlock()
+		n.pushSignals(agentID)
 	}
 }
 
@@ -91,6 +119,9 @@ func (n *Node) applyChange(ch store.Change) {
 		}
 	case store.Removed:
 		n.index.Remove(ch.AgentID)
+		n.sigMu.Lock()
+		n.index.SetSignals(ch.AgentID, scoring.Signals{}) // pushed again if the card returns
+		n.sigMu.Unlock()
 		if p, err := adp.PeerIDFromAgentID(ch.AgentID); err == nil {
 			n.mu.Lock()
 			delete(n.directories, p)
@@ -103,5 +134,6 @@ func (n *Node) indexRecord(r *store.Record) {
 	if err := n.index.Put(r.Card, r.ReceivedAt, r.ExpiresAt); err != nil {
 		n.log.Debug("index card", "agent", r.AgentID, "err", err)
 	}
+	n.pushStoredSignals(r.AgentID)
 	n.noteDirectory(r.Card)
 }

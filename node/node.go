@@ -61,6 +61,7 @@ type Node struct {
 	greetings event.Subscription
 
 	cardMu sync.Mutex // serialises card updates (sign, write, store, publish)
+	sigMu  sync.Mutex // serialises signal pushes to the index (pushSignals); taken before mu, never inside it
 
 	mu          sync.Mutex
 	card        *adp.Card
