@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
@@ -145,7 +146,11 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 }
 
 func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte, fn func(json.RawMessage) error) error {
-	rs, err := n.client.Stream(ctx, p, method, body, n.callOptions(adp.AgentID(p), method)...)
+	opts := n.callOptions(adp.AgentID(p), method)
+	rs, err := n.client.Stream(ctx, p, method, body, opts...)
+	if n.relearnAddrs(p, err) {
+		rs, err = n.client.Stream(ctx, p, method, body, opts...)
+	}
 	if err != nil {
 		return wrapUnreachable(err)
 	}
@@ -284,9 +289,24 @@ func (n *Node) Stats(ctx context.Context, agentID string) (store.Stats, error) {
 }
 
 // call is client.Call with transport failures wrapped in ErrUnreachable.
+// A dial that failed for want of addresses (they expired meanwhile) is
+// retried once after re-learning them from p's held card: nothing was
+// sent.
 func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, opts ...aitp.CallOption) ([]byte, error) {
 	reply, err := n.client.Call(ctx, p, method, body, opts...)
+	if n.relearnAddrs(p, err) {
+		reply, err = n.client.Call(ctx, p, method, body, opts...)
+	}
 	return reply, wrapUnreachable(err)
+}
+
+// relearnAddrs reports whether err is a dial that found no address for p
+// and the held card gave it some: the caller may try once more.
+func (n *Node) relearnAddrs(p peer.ID, err error) bool {
+	if err == nil || !errors.Is(err, swarm.ErrNoAddresses) || p == n.host.ID() {
+		return false
+	}
+	return n.learnAddrs(p, adp.AgentID(p))
 }
 
 // wrapUnreachable marks an error that is neither a remote answer, nor a

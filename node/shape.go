@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -15,9 +16,14 @@ import (
 // node holding the card can dial its agent, connected before or not.
 const EndpointLibp2p = "libp2p"
 
-// cardAddrTTL is how long addresses learned from a card stay in the
-// peerstore.
-const cardAddrTTL = 10 * time.Minute
+// cardAddrMinTTL and cardAddrMaxTTL bound how long addresses learned
+// from a card stay in the peerstore: until the card's expiry, at least a
+// minute (a stale card's addresses are still the best guess), at most a
+// day.
+const (
+	cardAddrMinTTL = time.Minute
+	cardAddrMaxTTL = 24 * time.Hour
+)
 
 // needsCardUpdate reports whether the card differs from what the node
 // runs: the directory skill, the demo tools, the listen addresses.
@@ -66,16 +72,30 @@ func libp2pURIs(c *adp.Card) []string {
 	return out
 }
 
-// learnAddrs adds the addresses on p's held card to the peerstore when the
-// node has none for p, so that a call can dial an agent it never met.
-func (n *Node) learnAddrs(p peer.ID, agentID string) {
-	if len(n.host.Peerstore().Addrs(p)) > 0 {
-		return
+// learnAddrs adds the libp2p addresses on p's held card to the
+// peerstore, whatever it holds for p already (addresses learned from an
+// identify exchange or the DHT may be short-lived ones that vanish), so
+// that a call can dial an agent it never met or lost. They stay until the
+// card's expiry (see cardAddrMinTTL). It reports whether it added any.
+func (n *Node) learnAddrs(p peer.ID, agentID string) bool {
+	rec, err := n.store.Card(context.Background(), agentID)
+	if err != nil || rec.Card == nil {
+		return false
 	}
-	c := n.store.Held(agentID)
-	if c == nil {
-		return
+	addrs := cardAddrs(rec.Card, p)
+	if len(addrs) == 0 {
+		return false
 	}
+	ttl := cardAddrMinTTL
+	if !rec.ExpiresAt.IsZero() {
+		ttl = min(max(time.Until(rec.ExpiresAt), cardAddrMinTTL), cardAddrMaxTTL)
+	}
+	n.host.Peerstore().AddAddrs(p, addrs, ttl)
+	return true
+}
+
+// cardAddrs returns the addresses of p on c's libp2p endpoints.
+func cardAddrs(c *adp.Card, p peer.ID) []ma.Multiaddr {
 	var addrs []ma.Multiaddr
 	for _, e := range c.Endpoints {
 		if e.Protocol != EndpointLibp2p {
@@ -91,7 +111,5 @@ func (n *Node) learnAddrs(p peer.ID, agentID string) {
 		}
 		addrs = append(addrs, ai.Addrs...)
 	}
-	if len(addrs) > 0 {
-		n.host.Peerstore().AddAddrs(p, addrs, cardAddrTTL)
-	}
+	return addrs
 }

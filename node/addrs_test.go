@@ -1,0 +1,72 @@
+package node_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/adpnode/adpnode/node"
+)
+
+// forgetPeer makes b hold a's card but neither a connection to a nor
+// any address of it; a forgets b's addresses too, so that it does not
+// dial back.
+func forgetPeer(t *testing.T, a, b *node.Node) {
+	t.Helper()
+	waitFor(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
+		rec, err := b.LookupCard(context.Background(), a.AgentID())
+		return err == nil && *rec.Card.Seq == *a.Card().Seq
+	})
+	a.Host().Peerstore().ClearAddrs(b.PeerID())
+	b.Host().Peerstore().ClearAddrs(a.PeerID())
+	b.Host().Network().ClosePeer(a.PeerID())
+	waitFor(t, 10*time.Second, "b disconnected from a", func() bool {
+		return b.Host().Network().Connectedness(a.PeerID()) != network.Connected
+	})
+	b.Host().Peerstore().ClearAddrs(a.PeerID())
+	// A redial racing the close may have failed and put a's addresses in
+	// the dial backoff; forget that too.
+	if sw, ok := b.Host().Network().(*swarm.Swarm); ok {
+		sw.Backoff().Clear(a.PeerID())
+	} else {
+		t.Fatalf("network %T is not a swarm", b.Host().Network())
+	}
+}
+
+// TestInvokeAddsCardAddressesBesideDeadOnes: the peerstore holds only a
+// dead address of the agent (one that vanished); the call still reaches
+// it through the addresses on its card.
+func TestInvokeAddsCardAddressesBesideDeadOnes(t *testing.T) {
+	a := startNode(t, testNode{name: "a", demo: true})
+	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
+	forgetPeer(t, a, b)
+	dead := ma.StringCast("/ip4/127.0.0.1/tcp/1")
+	b.Host().Peerstore().AddAddrs(a.PeerID(), []ma.Multiaddr{dead}, peerstore.PermanentAddrTTL)
+	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
+		t.Fatalf("invoke with only a dead address in the peerstore: %v", err)
+	}
+	if got := b.Host().Peerstore().Addrs(a.PeerID()); len(got) < 2 {
+		t.Fatalf("peerstore addresses of a: %v, want the card's beside the dead one", got)
+	}
+}
+
+// TestCallRelearnsAddressesOnce: a dial that finds no address (they
+// expired between learning and dialing) re-learns them from the held
+// card and succeeds on its one retry.
+func TestCallRelearnsAddressesOnce(t *testing.T) {
+	a := startNode(t, testNode{name: "a", demo: true})
+	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
+	forgetPeer(t, a, b)
+	reply, err := b.CallPeer(context.Background(), a.PeerID(), node.DemoEcho, []byte(`{"x":1}`))
+	if err != nil {
+		t.Fatalf("call without addresses: %v", err)
+	}
+	if string(reply) != `{"x":1}` {
+		t.Fatalf("reply %s, want the echo", reply)
+	}
+}
