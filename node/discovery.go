@@ -23,9 +23,10 @@ import (
 // with evidence, freshness and the detail level's redaction (discovery
 // profile §5.1, §6, §7.4, §8).
 //
-// The node feeds it from the store's change feed; signals come from the
-// store's interaction records through the signals function. A Discovery
-// is safe for concurrent use and owns no goroutines.
+// The node feeds it from the store's change feed and pushes each agent's
+// ranking signals with SetSignals when they change (WithSignals, a lookup
+// per scored candidate, remains for tests and tools). A Discovery is safe
+// for concurrent use and owns no goroutines.
 type Discovery struct {
 	idx     *scoring.Index
 	signals scoring.SignalFunc
@@ -78,6 +79,11 @@ func WithDiscoveryLogger(l *slog.Logger) DiscoveryOption {
 func WithScoring(opts ...scoring.Option) DiscoveryOption {
 	return func(c *discoveryConfig) { c.scoring = append(c.scoring, opts...) }
 }
+
+// RedactionWarning begins the warning Discover adds to every answer with
+// results whose detail is not "full": their agent_card holds only the
+// detail level's fields. Clients that show no cards may leave it out.
+const RedactionWarning = "agent_card reduced to the "
 
 // NewDiscovery returns an empty Discovery.
 func NewDiscovery(opts ...DiscoveryOption) (*Discovery, error) {
@@ -183,7 +189,7 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 		resp.Results = append(resp.Results, r)
 	}
 	if detail != adp.DetailFull && len(resp.Results) > 0 {
-		resp.Warnings = append(resp.Warnings, "agent_card reduced to the "+detail+" fields (redacted); request detail \"full\" for the signed cards")
+		resp.Warnings = append(resp.Warnings, RedactionWarning+detail+" fields (redacted); request detail \"full\" for the signed cards")
 	}
 	return resp, nil
 }

@@ -156,6 +156,9 @@ func TestDiscoveryEvidence(t *testing.T) {
 func TestDiscoveryDetail(t *testing.T) {
 	d, tr, _ := newDisco(t, nil)
 	full := discover(t, d, `{"tags": ["nlp/translation"], "detail": "full"}`).Results[0]
+	if w := discover(t, d, `{"tags": ["nlp/translation"], "detail": "full"}`).Warnings; slices.ContainsFunc(w, func(w string) bool { return strings.HasPrefix(w, node.RedactionWarning) }) {
+		t.Errorf("full detail carries the redaction notice: %v", w)
+	}
 	if string(full.AgentCard) != string(tr.Raw()) || full.Redacted {
 		t.Errorf("full detail is not the signed card: redacted=%v", full.Redacted)
 	}
@@ -165,8 +168,8 @@ func TestDiscoveryDetail(t *testing.T) {
 	for _, detail := range []string{"summary", "minimal"} {
 		resp := discover(t, d, `{"tags": ["nlp/translation"], "include_evidence": true, "query": "legal contract", "detail": "`+detail+`"}`)
 		r := resp.Results[0]
-		if !r.Redacted || len(resp.Warnings) == 0 {
-			t.Errorf("%s: redacted=%v warnings=%v", detail, r.Redacted, resp.Warnings)
+		if !r.Redacted || !slices.ContainsFunc(resp.Warnings, func(w string) bool { return strings.HasPrefix(w, node.RedactionWarning+detail) }) {
+			t.Errorf("%s: redacted=%v warnings=%v, want the redaction notice", detail, r.Redacted, resp.Warnings)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(r.AgentCard, &m); err != nil {

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node"
 )
 
 func newDiscoverCmd() *cobra.Command {
@@ -119,9 +121,9 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 }
 
 // redactedWarning begins the warning the node adds to every answer whose
-// detail is not "full" (node/discovery.go). Table output never shows the
-// cards, so it is noise there; --json keeps it.
-const redactedWarning = "agent_card reduced to the "
+// detail is not "full" (node.RedactionWarning). Table output never shows
+// the cards, so it is noise there; --json keeps it.
+const redactedWarning = node.RedactionWarning
 
 // printWarnings writes a discovery's warnings to w (stderr), one per
 // line, leaving out the redaction notice.
