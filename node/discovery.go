@@ -58,8 +58,7 @@ type discoveryConfig struct {
 // must not call back into the Discovery). Without it the Discovery uses
 // the signals given to SetSignals, which is faster at scale: agents
 // without records then have an exact score bound and most candidates are
-// never scored individually.
-
+// never scored individually. The node does not use it: it pushes.
 func WithSignals(f func(agentID string) scoring.Signals) DiscoveryOption {
 	return func(c *discoveryConfig) { c.signals = f }
 }
