@@ -38,7 +38,7 @@ func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
 // maxThetaTries bounds how often one search computes theta (each costs a
 // pass over the documents held): after each of the first terms that
 // leave more postings to read than documents held.
-const maxThetaTries = 4
+const maxThetaTries = 2
 
 // restBounds sums the termBounds of the terms left.
 func restBounds(qts []queryTerm) (ctx, ex float64) {
