@@ -86,10 +86,13 @@
 // scores of those it holds (max-score pruning). The k-th score bound
 // counts the final relevance of a few promising held documents (seeds),
 // completed by binary search in the unread terms' postings, so that
-// admission closes after fewer terms. It then buckets the
-// candidates by an upper bound of their score and scores them fully from
-// the best bucket down, stopping when no remaining candidate can reach
-// the k-th score.
+// admission closes after fewer terms. Before the first term is read, a
+// first bound comes the same way from the documents held by a tag match
+// and the agents with signals among the rarest term's postings, so that
+// even the rarest term's postings need not all be admitted. It then
+// buckets the candidates by an upper bound of their score and scores
+// them fully from the best bucket down, stopping when no remaining
+// candidate can reach the k-th score.
 // Naive is a full scan over a forward index with the same statistics,
 // kept as a baseline and a test oracle.
 //

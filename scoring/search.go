@@ -17,7 +17,9 @@ import (
 // remaining terms cannot lift a document they alone reach to the relevance
 // floor of the best relevance so far, or (for agents without signals) to
 // the k-th best score so far, the index stops admitting such documents
-// and only completes the scores of the ones it has (max-score pruning).
+// and only completes the scores of the ones it has (max-score pruning);
+// a first k-th score bound comes from a few documents completed before
+// any term is read (preTheta).
 // The relevance part (tag and semantic factors) of every admitted
 // candidate is then exact; candidates are bucketed by an upper bound of
 // their score (exact for agents without signals) and fully scored from
@@ -110,6 +112,8 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	theta := math.Inf(-1) // a lower bound of the final k-th best score
 	if signals != nil {   // pulled signals: nothing is known before scoring
 		zeroOther, thetaTries = p.other, maxThetaTries
+	} else if !p.filterOnly && len(qts) > 0 {
+		theta = x.preTheta(s, p, pass, &tq, now)
 	}
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
