@@ -90,16 +90,52 @@ func (c *serverConn) run() {
 }
 
 // readOn runs the read loop in the calling goroutine. When a request
-// becomes runnable the loop continues in a new goroutine and this one runs
-// the handler: the reply does not wait for a goroutine to be scheduled.
-// The goroutine that sees the stream end tears the association down.
+// becomes runnable this goroutine runs the handler: the reply does not
+// wait for a goroutine to be scheduled. The read loop moves to another
+// goroutine at once when more input is already buffered, or when the
+// handler is still running after handoffDelay (so CANCEL, CLOSE and other
+// requests are read while it runs); a handler that finishes sooner keeps
+// the loop here, which spares the wake-up of another goroutine on every
+// call. The goroutine that sees the stream end tears the association down.
 func (c *serverConn) readOn() {
-	r, err := c.loop(c.br, *c.bp)
-	if r != nil {
-		c.srv.spawn(c.readOnFn)
+	for {
+		r, err := c.loop(c.br, *c.bp)
+		if r == nil {
+			c.stop(err)
+			return
+		}
+		if c.br.Buffered() > 0 {
+			c.srv.spawn(c.readOnFn)
+			c.serve(r)
+			return
+		}
+		var owner atomic.Int32 // handoffRunning, then handoffMoved or handoffKept
+		t := time.AfterFunc(handoffDelay, func() {
+			if owner.CompareAndSwap(handoffRunning, handoffMoved) {
+				c.srv.spawn(c.readOnFn)
+			}
+		})
 		c.serve(r)
-		return
+		if !owner.CompareAndSwap(handoffRunning, handoffKept) {
+			return // the read loop went on in another goroutine
+		}
+		t.Stop()
 	}
+}
+
+// handoffDelay is how long a handler runs in the read loop's goroutine
+// before the loop moves to another one.
+const handoffDelay = 50 * time.Microsecond
+
+// The read loop's owner while a handler runs in its goroutine.
+const (
+	handoffRunning int32 = iota
+	handoffMoved
+	handoffKept
+)
+
+// stop ends the read loop on err (nil: the association finished).
+func (c *serverConn) stop(err error) {
 	c.teardown(err)
 	bufPool.Put(c.bp)
 	c.st.Scope().ReleaseMemory(streamMemory)
