@@ -54,8 +54,14 @@ type serverReq struct {
 	inSeq    uint32 // next inbound STREAM sequence
 	reserved int    // octets reserved from the stream scope
 	running  bool
-	ctx      context.Context
+	ctx      context.Context // a *reqContext
 	cancel   context.CancelFunc
+	// cancelCause ends ctx; with context.DeadlineExceeded at the deadline.
+	cancelCause context.CancelCauseFunc
+
+	timerMu  sync.Mutex  // guards timer and disarmed
+	timer    *time.Timer // the deadline timer, once armed
+	disarmed bool        // the handler returned: never arm
 
 	req Request
 	w   respWriter
@@ -96,7 +102,7 @@ func (c *serverConn) run() {
 // handler is still running after handoffDelay (so CANCEL, CLOSE and other
 // requests are read while it runs); a handler that finishes sooner keeps
 // the loop here, which spares the wake-up of another goroutine on every
-// call. The goroutine that sees the stream end tears the association down.
+// call. The request's deadline timer is armed at the same moment. The goroutine that sees the stream end tears the association down.
 func (c *serverConn) readOn() {
 	for {
 		r, err := c.loop(c.br, *c.bp)
@@ -106,11 +112,13 @@ func (c *serverConn) readOn() {
 		}
 		if c.br.Buffered() > 0 {
 			c.srv.spawn(c.readOnFn)
+			c.armDeadline(r)
 			c.serve(r)
 			return
 		}
 		var owner atomic.Int32 // handoffRunning, then handoffMoved or handoffKept
 		t := time.AfterFunc(handoffDelay, func() {
+			c.armDeadline(r)
 			if owner.CompareAndSwap(handoffRunning, handoffMoved) {
 				c.srv.spawn(c.readOnFn)
 			}

@@ -20,18 +20,63 @@ func (c *serverConn) start(r *serverReq) {
 		timeout = r.deadline
 	}
 	r.started = time.Now()
-	r.ctx, r.cancel = context.WithDeadline(c.ctx, r.started.Add(timeout))
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	r.ctx = &reqContext{Context: ctx, deadline: r.started.Add(timeout)}
+	r.cancelCause = cancel
+	r.cancel = func() { cancel(context.Canceled) }
 	c.next = r
+}
+
+// reqContext is a handler's context. It reports the request's deadline,
+// but its timer is armed only when the handler outlives handoffDelay
+// (armDeadline): most handlers finish sooner, and a call then costs no
+// timer at all. Once the deadline passes, Err is DeadlineExceeded;
+// contexts derived from it see Canceled with DeadlineExceeded as their
+// context.Cause.
+type reqContext struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c *reqContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *reqContext) Err() error {
+	err := c.Context.Err()
+	if err != nil && context.Cause(c.Context) == context.DeadlineExceeded {
+		return context.DeadlineExceeded
+	}
+	return err
+}
+
+// armDeadline starts r's deadline timer unless it runs already or r has
+// finished: at the deadline the handler's context ends and the caller is
+// answered TIMEOUT, even when the handler ignores its context.
+func (c *serverConn) armDeadline(r *serverReq) {
+	r.timerMu.Lock()
+	defer r.timerMu.Unlock()
+	if r.timer != nil || r.disarmed {
+		return
+	}
+	dl := r.ctx.(*reqContext).deadline
+	r.timer = time.AfterFunc(time.Until(dl), func() {
+		r.cancelCause(context.DeadlineExceeded)
+		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
+	})
+}
+
+// disarmDeadline stops r's deadline timer and keeps it from being armed.
+func (r *serverReq) disarmDeadline() {
+	r.timerMu.Lock()
+	defer r.timerMu.Unlock()
+	r.disarmed = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 }
 
 func (c *serverConn) serve(r *serverReq) {
 	ctx := r.ctx
 	dl, _ := ctx.Deadline()
-	// The TIMEOUT answer goes out at the deadline even when the handler
-	// ignores its context.
-	timer := time.AfterFunc(time.Until(dl), func() {
-		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded after %s", time.Since(r.started).Round(time.Millisecond)), nil)
-	})
 	r.req = Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
 	bp := replyPool.Get().(*[]byte)
 	r.w = respWriter{c: c, r: r, stream: r.req.StreamReply, max: c.srv.cfg.maxResponseBody, buf: (*bp)[:0]}
@@ -44,7 +89,7 @@ func (c *serverConn) serve(r *serverReq) {
 	}()
 	w, req := &r.w, &r.req
 	err := c.call(ctx, r.handler, w, req)
-	timer.Stop()
+	r.disarmDeadline()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		c.finish(r, Errorf(StatusTimeout, CodeTimeout, "", "deadline exceeded"), nil)

@@ -438,3 +438,34 @@ func TestLateWrite(t *testing.T) {
 		t.Fatalf("next call: %q %v", got, err)
 	}
 }
+
+// TestTimeoutWhenHandlerIgnoresContext: the TIMEOUT answer goes out at
+// the deadline although the handler never looks at its context, and the
+// handler's context then reports DeadlineExceeded.
+func TestTimeoutWhenHandlerIgnoresContext(t *testing.T) {
+	srv, cl, hs, _ := pair(t, []aitp.ServerOption{aitp.WithHandlerTimeout(40 * time.Millisecond)})
+	release := make(chan struct{})
+	errc := make(chan error, 1)
+	srv.HandleFunc("stubborn", func(ctx context.Context, _ aitp.ResponseWriter, _ *aitp.Request) error {
+		<-release // ignores ctx
+		errc <- ctx.Err()
+		return nil
+	})
+	srv.HandleFunc("ok", echo)
+	// Warm up the association, so the stubborn request arrives alone.
+	if _, err := cl.Call(ctxT(t), hs.ID(), "ok", []byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := cl.Call(ctxT(t), hs.ID(), "stubborn", nil)
+	close(release)
+	if st := statusOf(t, err); st != aitp.StatusTimeout {
+		t.Fatalf("got %v, want TIMEOUT", st)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Fatalf("TIMEOUT after %v, before the 40 ms deadline", d)
+	}
+	if err := <-errc; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("handler context error %v, want DeadlineExceeded", err)
+	}
+}
