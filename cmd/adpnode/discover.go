@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -73,18 +74,7 @@ func newDiscoverCmd() *cobra.Command {
 }
 
 func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
-	var resp struct {
-		Results []struct {
-			ID              string             `json:"id"`
-			Name            string             `json:"name"`
-			Score           float64            `json:"score"`
-			MatchedTags     []string           `json:"matched_tags"`
-			OriginService   string             `json:"origin_service"`
-			ScoreComponents map[string]float64 `json:"score_components"`
-		} `json:"results"`
-		Warnings           []string `json:"warnings"`
-		UnsupportedFilters []string `json:"unsupported_filters"`
-	}
+	var resp adp.DiscoverResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		return fmt.Errorf("decoding API reply: %w", err)
 	}
