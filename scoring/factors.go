@@ -55,6 +55,22 @@ func (c *config) fieldNorm(f int, l uint16, avg *[numFields]float64) float64 {
 	return c.fields[f] / norm
 }
 
+// lengthStats returns BM25's length statistics: the mean length of each
+// context field over live documents and the mean example length over
+// exLive examples (zero where there are none). The index and the naive
+// scorer share it, so both normalise with the same arithmetic.
+func lengthStats(sumLen *[numFields]int64, live int, exSumLen int64, exLive int) (avg [numFields]float64, exAvg float64) {
+	if live > 0 {
+		for f := range numFields {
+			avg[f] = float64(sumLen[f]) / float64(live)
+		}
+	}
+	if exLive > 0 {
+		exAvg = float64(exSumLen) / float64(exLive)
+	}
+	return avg, exAvg
+}
+
 func (c *config) norms(avg *[numFields]float64) *normTable {
 	t := new(normTable)
 	for f := range numFields {

@@ -193,16 +193,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	live := len(n.docs)
-	var avg [numFields]float64
-	for f := range numFields {
-		if live > 0 {
-			avg[f] = float64(n.sumLen[f]) / float64(live)
-		}
-	}
-	exAvg := 0.0
-	if n.exLive > 0 {
-		exAvg = float64(n.exSumLen) / float64(n.exLive)
-	}
+	avg, exAvg := lengthStats(&n.sumLen, live, n.exSumLen, n.exLive)
 	norms := n.cfg.norms(&avg)
 	qts := make([]queryTerm, len(p.terms))
 	for i, t := range p.terms {

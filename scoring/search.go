@@ -78,16 +78,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	// 2. Text: BM25F over the context fields and BM25 per example, term
 	// at a time, rarest term first.
 	n := x.live
-	var avg [numFields]float64
-	for f := range numFields {
-		if n > 0 {
-			avg[f] = float64(x.sumLen[f]) / float64(n)
-		}
-	}
-	exAvg := 0.0
-	if x.exLive > 0 {
-		exAvg = float64(x.exSumLen) / float64(x.exLive)
-	}
+	avg, exAvg := lengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
 	norms := x.cfg.norms(&avg)
 	qts := make([]queryTerm, len(p.terms))
 	for i, t := range p.terms {
