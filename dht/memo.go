@@ -2,9 +2,9 @@ package dht
 
 import (
 	"crypto/sha256"
-	"sync"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/digestset"
 )
 
 // memoSize bounds the records a memoValidator remembers as valid.
@@ -16,31 +16,24 @@ const memoSize = 4096
 // signature once. Only successes are remembered: an invalid record costs a
 // full check every time, as it must. Safe for concurrent use.
 type memoValidator struct {
-	size int
-	mu   sync.Mutex
-	ok   map[[sha256.Size]byte]struct{}
-	ring [][sha256.Size]byte // insertion order, for eviction
-	next int
+	ok *digestset.Set
 }
 
 func newMemoValidator(size int) *memoValidator {
-	return &memoValidator{size: size, ok: make(map[[sha256.Size]byte]struct{}, size), ring: make([][sha256.Size]byte, 0, size)}
+	return &memoValidator{ok: digestset.New(size)}
 }
 
 // remembers reports whether the pair is remembered as valid.
 func (m *memoValidator) remembers(key string, value []byte) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_, ok := m.ok[memoKey(key, value)]
-	return ok
+	return m.ok.Has(memoKey(key, value))
 }
 
-func memoKey(key string, value []byte) [sha256.Size]byte {
+func memoKey(key string, value []byte) digestset.Digest {
 	h := sha256.New()
 	h.Write([]byte(key))
 	h.Write([]byte{0})
 	h.Write(value)
-	var k [sha256.Size]byte
+	var k digestset.Digest
 	h.Sum(k[:0])
 	return k
 }
@@ -48,10 +41,7 @@ func memoKey(key string, value []byte) [sha256.Size]byte {
 // validate is validate with memory: a remembered pair is only parsed.
 func (m *memoValidator) validate(key string, value []byte) (*adp.Card, error) {
 	k := memoKey(key, value)
-	m.mu.Lock()
-	_, hit := m.ok[k]
-	m.mu.Unlock()
-	if hit {
+	if m.ok.Has(k) {
 		if c, err := adp.ParseCard(value); err == nil {
 			return c, nil
 		}
@@ -60,19 +50,7 @@ func (m *memoValidator) validate(key string, value []byte) (*adp.Card, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, dup := m.ok[k]; dup {
-		return c, nil
-	}
-	if len(m.ring) < m.size {
-		m.ring = append(m.ring, k)
-	} else {
-		delete(m.ok, m.ring[m.next])
-		m.ring[m.next] = k
-		m.next = (m.next + 1) % m.size
-	}
-	m.ok[k] = struct{}{}
+	m.ok.Add(k)
 	return c, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/adpnode/adpnode/internal/digestset"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -31,7 +32,7 @@ type Gossip struct {
 	mesh   *meshTracer
 	recent *recent
 	// verified remembers card encodings that passed the signature check.
-	verified *verifiedSet
+	verified *digestset.Set
 
 	ctx         context.Context // the router's lifetime, cancelled last by Close
 	cancel      context.CancelFunc
@@ -83,7 +84,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 		ownChanged: make(chan struct{}, 1),
 		mesh:       newMeshTracer(),
 		recent:     newRecent(cfg.now),
-		verified:   newVerifiedSet(),
+		verified:   digestset.New(maxVerified),
 	}
 	defer func() {
 		if err != nil {

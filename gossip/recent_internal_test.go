@@ -1,7 +1,6 @@
 package gossip
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -118,22 +117,6 @@ func TestRecentBounded(t *testing.T) {
 
 // peerIDFor returns a distinct map key; recent never decodes it.
 func peerIDFor(i int) peer.ID { return peer.ID(fmt.Sprintf("peer-%d", i)) }
-
-func TestVerifiedSetBounded(t *testing.T) {
-	s := newVerifiedSet()
-	for i := range maxVerified + 5 {
-		s.add(sha256.Sum256(binary.BigEndian.AppendUint64(nil, uint64(i))))
-	}
-	if n := s.len(); n != maxVerified {
-		t.Fatalf("%d remembered, want %d", n, maxVerified)
-	}
-	if s.has(sha256.Sum256(binary.BigEndian.AppendUint64(nil, 0))) {
-		t.Fatal("the oldest entry survived eviction")
-	}
-	if !s.has(sha256.Sum256(binary.BigEndian.AppendUint64(nil, uint64(maxVerified+4)))) {
-		t.Fatal("the newest entry is missing")
-	}
-}
 
 // TestNextWaitJitter: every wait lies within the interval plus or minus
 // the jitter, and the waits spread over that range.

@@ -64,14 +64,14 @@ func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResu
 	// 4. The rest of adp.DecodeVerified's gate: validation rules and
 	// signature, skipped for these exact bytes when they passed before.
 	sum := sha256.Sum256(msg.Data)
-	if !g.verified.has(sum) {
+	if !g.verified.Has(sum) {
 		if err := c.Validate(); err != nil {
 			return pubsub.ValidationReject, ReasonInvalid, nil
 		}
 		if err := c.Verify(); err != nil {
 			return pubsub.ValidationReject, ReasonInvalid, nil
 		}
-		g.verified.add(sum)
+		g.verified.Add(sum)
 	}
 	// 5. Freshness against the held copy and the last accepted one; our
 	// own publications always go.
