@@ -148,7 +148,7 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte, fn func(json.RawMessage) error) error {
 	opts := n.callOptions(adp.AgentID(p), method)
 	rs, err := n.client.Stream(ctx, p, method, body, opts...)
-	if n.relearnAddrs(p, err) {
+	for try := 0; try < maxRedials && n.redial(p, err); try++ {
 		rs, err = n.client.Stream(ctx, p, method, body, opts...)
 	}
 	if err != nil {
@@ -290,21 +290,33 @@ func (n *Node) Stats(ctx context.Context, agentID string) (store.Stats, error) {
 
 // call is client.Call with transport failures wrapped in ErrUnreachable.
 // A dial that failed for want of addresses (they expired meanwhile) is
-// retried once after re-learning them from p's held card: nothing was
+// tried again once they are re-learned from p's held card: nothing was
 // sent.
 func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, opts ...aitp.CallOption) ([]byte, error) {
 	reply, err := n.client.Call(ctx, p, method, body, opts...)
-	if n.relearnAddrs(p, err) {
+	for try := 0; try < maxRedials && n.redial(p, err); try++ {
 		reply, err = n.client.Call(ctx, p, method, body, opts...)
 	}
 	return reply, wrapUnreachable(err)
 }
 
-// relearnAddrs reports whether err is a dial that found no address for p
-// and the held card gave it some: the caller may try once more.
-func (n *Node) relearnAddrs(p peer.ID, err error) bool {
+// maxRedials bounds the attempts redial allows after a call's first: one
+// after re-learning p's addresses, one more if that attempt joined a dial
+// begun before they were learned.
+const maxRedials = 2
+
+// redial reports whether err is a dial that found no address for p while
+// p has addresses now, so that the call, never sent, may be tried again.
+// The addresses are re-learned from p's held card; if the peerstore holds
+// some already, the failed dial began before they were added (a call
+// joins a dial to the same peer that is under way, such as a background
+// describe).
+func (n *Node) redial(p peer.ID, err error) bool {
 	if err == nil || !errors.Is(err, swarm.ErrNoAddresses) || p == n.host.ID() {
 		return false
+	}
+	if len(n.host.Peerstore().Addrs(p)) > 0 {
+		return true
 	}
 	return n.learnAddrs(p, adp.AgentID(p))
 }
