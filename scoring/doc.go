@@ -28,11 +28,12 @@
 //     with DefaultFieldWeights; example is plain BM25 over each example on
 //     its own, the best example counting (discovery profile §7.3). Each is
 //     normalized against the query itself: a BM25 contribution is
-//     idf(t) * tf/(k1+tf), so the sum is divided by what every query term
-//     would earn at a reference term frequency (2 for the context, which
-//     one occurrence in the name exceeds; 1 for an example) and capped at
-//     1. So 1 means every query term is present about that strongly, and
-//     the scale does not depend on the corpus size.
+//     idf(t) * tf/(k1+tf), so a sum is at most sum(idf) over the query
+//     terms; the factor is y = sum/sum(idf) lifted by the curve
+//     y*(1+c)/(y+c) with c = 0.25, which keeps every difference between
+//     sums (no ties at a cap) while every query term present once in an
+//     average example scores 0.81, twice in the context 0.89. The scale
+//     does not depend on the corpus size.
 //     The hit's Weights put the semantic weight on whichever of context
 //     and example is larger, so the reported components add up.
 //   - reputation: Laplace-smoothed success rate of this node's own calls,

@@ -63,6 +63,7 @@ type postings struct {
 	ex   []uint32
 	extf []uint8
 	bound
+	blocks []blockBound // per block with a posting, in block order (blocks.go); nil for a rare term
 }
 
 // bound holds what bounds the contribution of a term to any document or
@@ -294,6 +295,7 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 		p.docs = append(p.docs, n)
 		p.tfs = append(p.tfs, t.tf)
 		p.addDoc(t.tf, dt.lens[:])
+		x.addDocBlock(p, n, t.tf)
 	}
 	m := docMeta{
 		updated: unixNano(d.UpdatedAt), indexed: unixNano(d.IndexedAt), expires: unixNano(d.ExpiresAt),
@@ -311,6 +313,7 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 			p.ex = append(p.ex, en)
 			p.extf = append(p.extf, ex.tfs[j])
 			p.addExample(ex.tfs[j], ex.n)
+			x.addExampleBlock(p, n, ex.tfs[j], ex.n)
 		}
 	}
 	x.exLive += len(dt.examples)
@@ -524,6 +527,10 @@ func (x *Index) compact() {
 	}
 	x.exDoc, x.exLen = exDoc, exLen
 	x.terms, x.post = terms, post
+	for i := range x.post {
+		x.post[i].blocks = nil
+		x.maybeBuildBlocks(&x.post[i]) // exact again for the new numbering
+	}
 	x.protoOut = protoOut
 	x.dead = 0
 	// Scratch buffers in the pool are sized for the old arrays; they are

@@ -6,9 +6,14 @@ import (
 	"time"
 )
 
-// preSeedFactor times the result limit is the number of documents whose
-// final score preTheta computes.
-const preSeedFactor = 8
+// preTheta computes the final score of at most preSeedFactor times the
+// result limit documents held by a tag match, and of at most
+// sigSeedFactor times the limit (sigSeedMax in all) agents with signals.
+const (
+	preSeedFactor = 8
+	sigSeedFactor = 100
+	sigSeedMax    = 4096
+)
 
 // preTheta returns a lower bound of the final k-th best score before any
 // text posting is read (pushed signals only), so that the postings of the
@@ -64,17 +69,113 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 		}
 		try(d)
 	}
-	if po := t.qts[0].po; po != nil {
-		for _, d := range po.docs {
-			if budget <= 0 {
-				break
+	// The rarest term with postings.
+	var po *postings
+	for i := range t.qts {
+		if t.qts[i].df > 0 {
+			po = t.qts[i].po
+			break
+		}
+	}
+	if po == nil {
+		return kth(top, p.limit)
+	}
+	// Agents with signals: the other factors can lift them furthest.
+	budget = min(sigSeedFactor*p.limit, sigSeedMax)
+	tried := make(map[uint32]bool, budget+intersectSeeds)
+	for _, d := range po.docs {
+		if budget <= 0 {
+			break
+		}
+		if x.flags[d]&(flagSig|flagAlive) == flagSig|flagAlive && !s.held(d) {
+			tried[d] = true
+			try(d)
+		}
+	}
+	// The documents that most of the rarest terms share, in the context
+	// fields or in one example: the likely best matches.
+	budget = intersectSeeds
+	for _, d := range x.sharedDocs(s, t) {
+		if budget <= 0 {
+			break
+		}
+		if !tried[d] && !s.held(d) && x.flags[d]&flagAlive != 0 {
+			tried[d] = true
+			try(d)
+		}
+	}
+	return kth(top, p.limit)
+}
+
+// intersectSeeds bounds the documents sharedDocs offers preTheta.
+const intersectSeeds = 256
+
+// sharedDocs returns documents whose context fields hold several of the
+// rarest query terms, then documents with an example that does: the
+// postings of the rarest term with postings are intersected with those of
+// the next ones while more than intersectSeeds documents remain (and
+// while the intersection keeps at least one). The lists are built in the
+// scratch.
+func (x *Index) sharedDocs(s *scratch, t *textQuery) []uint32 {
+	var withDocs, withEx []*postings
+	for i := range t.qts {
+		if po := t.qts[i].po; po != nil {
+			if len(po.docs) > 0 {
+				withDocs = append(withDocs, po)
 			}
-			if x.flags[d]&(flagSig|flagAlive) == flagSig|flagAlive && !s.held(d) {
-				try(d)
+			if len(po.ex) > 0 {
+				withEx = append(withEx, po)
 			}
 		}
 	}
-	if len(top) < p.limit {
+	out := s.shared[:0]
+	if len(withDocs) > 0 {
+		out = narrow(out, withDocs, func(po *postings) []uint32 { return po.docs })
+	}
+	if len(withEx) > 0 {
+		n := len(out)
+		out = narrow(out, withEx, func(po *postings) []uint32 { return po.ex })
+		for i := n; i < len(out); i++ {
+			out[i] = x.exDoc[out[i]]
+		}
+	}
+	s.shared = out
+	return out
+}
+
+// narrow appends to out the intersection of the first lists (rarest
+// first) that is the smallest still non-empty, stopping once it holds at
+// most intersectSeeds values.
+func narrow(out []uint32, lists []*postings, of func(*postings) []uint32) []uint32 {
+	base := len(out)
+	out = append(out, of(lists[0])...)
+	for _, po := range lists[1:] {
+		if len(out)-base <= intersectSeeds {
+			break
+		}
+		next := of(po)
+		k, j := base, 0
+		for _, v := range out[base:] {
+			if j = gallop(next, j, v); j == len(next) {
+				break
+			}
+			if next[j] == v {
+				out[k] = v
+				k++
+			}
+		}
+		if k == base {
+			break // none share this term too: keep the wider set
+		}
+		out = out[:k]
+	}
+	return out
+}
+
+// kth returns the smallest of the k best scores in top (a bound, so just
+// below it), or -Inf when there are fewer.
+func kth(top minHeap, k int) float64 {
+	if len(top) < k {
 		return math.Inf(-1)
 	}
 	return top[0] - 1e-9

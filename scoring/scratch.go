@@ -28,12 +28,15 @@ type scratch struct {
 	marks     []uint64     // bit per document: in touched (dense and small, so that pruned postings test it cheaply)
 	exAcc     []float64    // per example: BM25 sum
 	touched   []uint32
+	sorted    []uint32  // lookup: touched in ascending order
+	shared    []uint32  // preTheta: sharedDocs
 	rels      []float64 // theta: relevance per touched document
 	seeds     []int32   // theta: indexes into touched whose relevance is final
 	seeds2    []int32
 	exTouched []uint32
 	cands     []cand
 	order     []int32
+	blocks    blockQuery
 	starts    [nBuckets + 1]int32
 }
 
@@ -62,7 +65,7 @@ func (x *Index) putScratch(s *scratch) {
 	for _, e := range s.exTouched {
 		s.exAcc[e] = 0
 	}
-	s.touched, s.exTouched, s.cands, s.order = s.touched[:0], s.exTouched[:0], s.cands[:0], s.order[:0]
+	s.touched, s.sorted, s.exTouched, s.cands, s.order = s.touched[:0], s.sorted[:0], s.exTouched[:0], s.cands[:0], s.order[:0]
 	x.pool.Put(s)
 }
 

@@ -17,9 +17,13 @@ import (
 // remaining terms cannot lift a document they alone reach to the relevance
 // floor of the best relevance so far, or (for agents without signals) to
 // the k-th best score so far, the index stops admitting such documents
-// and only completes the scores of the ones it has (max-score pruning);
-// a first k-th score bound comes from a few documents completed before
-// any term is read (preTheta).
+// and only completes the scores of the ones it has (max-score pruning).
+// The same test runs per block of documents with the bound of the block
+// (block-max, blocks.go), and once no document may enter, a term much
+// longer than the held set is read by looking the held documents up
+// (lookup.go). A first k-th score bound comes from documents completed
+// before any term is read (preTheta): the tag matches, the agents with
+// signals and the documents sharing the rarest terms.
 // The relevance part (tag and semantic factors) of every admitted
 // candidate is then exact; candidates are bucketed by an upper bound of
 // their score (exact for agents without signals) and fully scored from
@@ -99,6 +103,11 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	// with signals (the others' scores are bounded exactly).
 	closed, closedPlain := false, false
 	zeroOther := x.zeroOther(p)
+	// Per block, the same tests with the bound of the block (blocks.go).
+	var bq *blockQuery
+	if !p.filterOnly && len(qts) > 0 {
+		bq = x.initBlocks(s, &tq)
+	}
 	thetaTries := 0
 	theta := math.Inf(-1) // a lower bound of the final k-th best score
 	if signals != nil {   // pulled signals: nothing is known before scoring
@@ -109,6 +118,9 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
 		qt := &qts[j]
+		if j > 0 && bq != nil {
+			x.dropBlocks(bq, &qts[j-1], &tq)
+		}
 		if !closed && !p.filterOnly {
 			// Only the terms not processed yet can still add to a score.
 			restCtx, restEx := restBounds(qts[j:])
@@ -137,8 +149,67 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if po == nil {
 			continue
 		}
+		if closed && len(s.touched)*lookupRatio < len(po.docs)+len(po.ex) {
+			// Only the held documents take this term: look them up.
+			held := s.sortedHeld()
+			i := 0
+			for _, d := range held {
+				if i = gallop(po.docs, i, d); i == len(po.docs) {
+					break
+				}
+				if po.docs[i] != d {
+					continue
+				}
+				tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
+				if tf == 0 {
+					continue
+				}
+				ds := &s.docs[d]
+				ds.acc += qt.idf * x.cfg.saturate(tf)
+				if ds.acc > bestAcc && pass(d) {
+					bestAcc = ds.acc
+				}
+			}
+			i = 0
+			for _, d := range held {
+				m := &x.meta[d]
+				for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+					if i = gallop(po.ex, i, e); i == len(po.ex) {
+						break
+					}
+					if po.ex[i] != e {
+						continue
+					}
+					if s.exAcc[e] == 0 {
+						s.exTouched = append(s.exTouched, e)
+					}
+					s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
+				}
+			}
+			res.Skipped += len(po.docs) - len(held)
+			continue
+		}
+		state := s.blocks.state
+		if bq != nil {
+			x.blockStates(bq, p, &tq, closed, closedPlain, lb, theta, zeroOther)
+		} else {
+			// Every block shares the state of the whole index.
+			state = state[:0]
+		}
+		blockState := func(d uint32) uint8 {
+			if len(state) == 0 {
+				switch {
+				case closed:
+					return blockClosed
+				case closedPlain:
+					return blockClosedPlain
+				}
+				return blockOpen
+			}
+			return state[d>>blockShift]
+		}
 		for i, d := range po.docs {
-			if closedPlain && !s.held(d) && (closed || x.flags[d]&flagSig == 0) {
+			if st := blockState(d); st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0) {
 				res.Skipped++
 				continue
 			}
@@ -158,7 +229,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		}
 		for i, e := range po.ex {
 			d := x.exDoc[e]
-			if (closedPlain && !s.held(d) && (closed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
+			if st := blockState(d); (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
 				continue
 			}
 			if s.exAcc[e] == 0 {
@@ -178,10 +249,8 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	pull := signals != nil
 	lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
 	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
-	accMin := 0.0               // a document with only a context sum below it is below floorLB
-	if p.w.Semantic > 0 {
-		accMin = floorLB * idfSum * x.cfg.saturate(contextRefTF) / p.w.Semantic * (1 - 1e-9)
-	}
+	// A document with only a context sum below accMin is below floorLB.
+	accMin := x.cfg.contextFloor(floorLB, p.w.Semantic, idfSum)
 	for _, d := range s.touched {
 		if ds := &s.docs[d]; ds.acc < accMin && ds.tagN == 0 && ds.exBest == 0 {
 			continue

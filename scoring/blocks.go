@@ -1,0 +1,281 @@
+package scoring
+
+import "math"
+
+// Documents are grouped in blocks of 1<<blockShift consecutive numbers.
+// A term with at least blockMinPostings postings (context and example)
+// keeps, per block in which it has a posting, the bound of its
+// contribution to the documents of that block (block-max). A search sums
+// those bounds over the query terms into a bound per block and admits no
+// new document from a block whose bound cannot reach the k-th best score
+// or the relevance floor, without reading more than a bit of each skipped
+// posting. Postings are appended in document order, so the block bounds
+// of a term are appended in block order too.
+const (
+	blockShift       = 8
+	blockMinPostings = 256
+)
+
+// blockBound bounds a term's contribution within one block, like bound
+// does within the whole index. Field and example lengths are capped at
+// 255 (a lower bound of the length, so still an upper bound of the
+// contribution). Dead documents still count until compaction.
+type blockBound struct {
+	blk    uint32
+	maxTF  [numFields]uint8
+	minLen [numFields]uint8
+	exTF   uint8
+	exLen  uint8
+}
+
+func capLen(l uint16) uint8 { return uint8(min(l, math.MaxUint8)) }
+
+// widenDoc widens the bound by a context posting.
+func (b *blockBound) widenDoc(packed uint16, lens []uint16) {
+	for f := range numFields {
+		tf := uint8((packed >> (tfBits * f)) & tfMax)
+		if tf == 0 {
+			continue
+		}
+		if l := capLen(lens[f]); b.maxTF[f] == 0 || l < b.minLen[f] {
+			b.minLen[f] = l
+		}
+		b.maxTF[f] = max(b.maxTF[f], tf)
+	}
+}
+
+// widenExample widens the bound by an example posting.
+func (b *blockBound) widenExample(tf uint8, n uint16) {
+	if tf == 0 {
+		return
+	}
+	if l := capLen(n); b.exTF == 0 || l < b.exLen {
+		b.exLen = l
+	}
+	b.exTF = max(b.exTF, tf)
+}
+
+// blockOf returns the bound of block blk, appending it when the term has
+// none yet; blk is never below the last block.
+func (p *postings) blockOf(blk uint32) *blockBound {
+	if n := len(p.blocks); n > 0 && p.blocks[n-1].blk == blk {
+		return &p.blocks[n-1]
+	}
+	p.blocks = append(p.blocks, blockBound{blk: blk})
+	return &p.blocks[len(p.blocks)-1]
+}
+
+// addDocBlock records the context posting just appended for document d.
+func (x *Index) addDocBlock(p *postings, d uint32, packed uint16) {
+	if p.blocks == nil {
+		x.maybeBuildBlocks(p)
+		return
+	}
+	p.blockOf(d>>blockShift).widenDoc(packed, x.lens[int(d)*numFields:int(d+1)*numFields])
+}
+
+// addExampleBlock records the example posting just appended for example
+// e of document d.
+func (x *Index) addExampleBlock(p *postings, d uint32, tf uint8, n uint16) {
+	if p.blocks == nil {
+		x.maybeBuildBlocks(p)
+		return
+	}
+	p.blockOf(d>>blockShift).widenExample(tf, n)
+}
+
+// maybeBuildBlocks builds the block bounds of a term once it has enough
+// postings.
+func (x *Index) maybeBuildBlocks(p *postings) {
+	if len(p.docs)+len(p.ex) >= blockMinPostings {
+		x.buildBlocks(p)
+	}
+}
+
+// buildBlocks computes the block bounds of a term from its postings,
+// merging the context and example postings in block order.
+func (x *Index) buildBlocks(p *postings) {
+	p.blocks = make([]blockBound, 0, 8)
+	i, j := 0, 0
+	for i < len(p.docs) || j < len(p.ex) {
+		var bd, be uint32 = math.MaxUint32, math.MaxUint32
+		if i < len(p.docs) {
+			bd = p.docs[i] >> blockShift
+		}
+		if j < len(p.ex) {
+			be = x.exDoc[p.ex[j]] >> blockShift
+		}
+		if bd <= be {
+			d := p.docs[i]
+			p.blockOf(bd).widenDoc(p.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields])
+			i++
+		} else {
+			e := p.ex[j]
+			p.blockOf(be).widenExample(p.extf[j], x.exLen[e])
+			j++
+		}
+	}
+}
+
+// blockQuery holds, for the terms not read yet, the sum per block of
+// their bounds on the BM25F sum and on an example's BM25 sum, and the
+// admission state of each block for the term being read.
+type blockQuery struct {
+	ctx, ex []float64 // per block
+	state   []uint8   // per block: blockOpen, blockClosedPlain or blockClosed
+}
+
+// Admission states of a block (and of the whole index) for documents not
+// held yet.
+const (
+	blockOpen        = iota
+	blockClosedPlain // only agents with signals may enter
+	blockClosed      // none may enter
+)
+
+// termBlocks calls fn(block, ctx, ex) for every block in which qt has a
+// posting, with the most it adds there to a BM25F sum and to an example's
+// BM25 sum. A term without block bounds has few postings: they are read
+// and each block gets its largest exact contribution among live ones.
+func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx, ex float64)) {
+	po := qt.po
+	if po == nil {
+		return
+	}
+	if po.blocks != nil {
+		sat := x.cfg.saturate
+		for k := range po.blocks {
+			b := &po.blocks[k]
+			ctx, ex := 0.0, 0.0
+			if qt.df > 0 {
+				tf := 0.0
+				for f := range numFields {
+					if b.maxTF[f] > 0 {
+						tf += float64(b.maxTF[f]) * t.norms[f][b.minLen[f]]
+					}
+				}
+				if tf > 0 {
+					ctx = qt.idf * sat(tf)
+				}
+			}
+			if qt.exdf > 0 && b.exTF > 0 {
+				ex = qt.exIdf * sat(x.cfg.exampleTF(b.exTF, uint16(b.exLen), t.exAvg))
+			}
+			fn(b.blk, ctx, ex)
+		}
+		return
+	}
+	cur, ctx, ex := uint32(math.MaxUint32), 0.0, 0.0
+	flush := func(blk uint32) {
+		if blk != cur {
+			if cur != math.MaxUint32 && (ctx > 0 || ex > 0) {
+				fn(cur, ctx, ex)
+			}
+			cur, ctx, ex = blk, 0, 0
+		}
+	}
+	// Context and example postings are merged in block order so that
+	// each block is reported once.
+	i, j := 0, 0
+	for i < len(po.docs) || j < len(po.ex) {
+		var bd, be uint32 = math.MaxUint32, math.MaxUint32
+		if i < len(po.docs) {
+			bd = po.docs[i] >> blockShift
+		}
+		if j < len(po.ex) {
+			be = x.exDoc[po.ex[j]] >> blockShift
+		}
+		if bd <= be {
+			d := po.docs[i]
+			flush(bd)
+			if x.flags[d]&flagAlive != 0 {
+				if tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], t.avg, t.norms); tf > 0 {
+					ctx = max(ctx, qt.idf*x.cfg.saturate(tf))
+				}
+			}
+			i++
+		} else {
+			e := po.ex[j]
+			flush(be)
+			if x.flags[x.exDoc[e]]&flagAlive != 0 {
+				ex = max(ex, qt.exIdf*x.cfg.saturate(x.cfg.exampleTF(po.extf[j], x.exLen[e], t.exAvg)))
+			}
+			j++
+		}
+	}
+	flush(math.MaxUint32)
+}
+
+// initBlocks sums the block bounds of every query term.
+func (x *Index) initBlocks(s *scratch, t *textQuery) *blockQuery {
+	nb := len(x.ids)>>blockShift + 1
+	bq := &s.blocks
+	bq.ctx = resize(bq.ctx, nb)
+	bq.ex = resize(bq.ex, nb)
+	if cap(bq.state) < nb {
+		bq.state = make([]uint8, nb)
+	}
+	bq.state = bq.state[:nb]
+	for i := range t.qts {
+		x.termBlocks(&t.qts[i], t, func(blk uint32, ctx, ex float64) {
+			bq.ctx[blk] += ctx
+			bq.ex[blk] += ex
+		})
+	}
+	return bq
+}
+
+// resize returns a zeroed slice of n float64, reusing v's array.
+func resize(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	v = v[:n]
+	clear(v)
+	return v
+}
+
+// drop removes qt's bounds from the sums once it has been read.
+func (x *Index) dropBlocks(bq *blockQuery, qt *queryTerm, t *textQuery) {
+	x.termBlocks(qt, t, func(blk uint32, ctx, ex float64) {
+		bq.ctx[blk] = max(bq.ctx[blk]-ctx, 0)
+		bq.ex[blk] = max(bq.ex[blk]-ex, 0)
+	})
+}
+
+// semantic returns the bound of the weighted semantic factor of a
+// document of block b that only the unread terms can reach. The sums were
+// built by adding and subtracting, so a relative margin covers their
+// rounding.
+func (bq *blockQuery) semantic(c *config, w float64, b int, t *textQuery) float64 {
+	return w*c.semanticBound(bq.ctx[b]*(1+1e-9), t.idfSum, bq.ex[b]*(1+1e-9), t.exIdfSum) + 1e-9
+}
+
+// blockStates sets the admission state of every block for the term about
+// to be read: the state of the whole index (closed, closedPlain), or
+// closed where the bound of the block cannot reach the relevance floor,
+// the minimum score or the k-th best score so far (theta), as Search
+// decides for the whole index.
+func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, closedPlain bool, lb, theta, zeroOther float64) {
+	all := uint8(blockOpen)
+	switch {
+	case closed:
+		all = blockClosed
+	case closedPlain:
+		all = blockClosedPlain
+	}
+	floorLB := x.cfg.floor * lb
+	for b := range bq.state {
+		st := all
+		if st != blockClosed {
+			ub := bq.semantic(&x.cfg, p.w.Semantic, b, t)
+			switch {
+			case (x.cfg.floor > 0 && ub < floorLB) || ub+p.other < p.minScore || ub+p.other < theta:
+				st = blockClosed
+			case ub+zeroOther < p.minScore || ub+zeroOther < theta:
+				st = blockClosedPlain
+			}
+		}
+		bq.state[b] = st
+	}
+}
