@@ -123,6 +123,7 @@ func (x *Index) buildBlocks(p *postings) {
 type blockQuery struct {
 	ctx, ex []float64 // per block
 	state   []uint8   // per block: blockOpen, blockClosedPlain or blockClosed
+	sem     []float64 // dropTagDocs: per block, the weighted semantic bound of all terms
 }
 
 // Admission states of a block (and of the whole index) for documents not
@@ -278,4 +279,37 @@ func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, c
 		}
 		bq.state[b] = st
 	}
+}
+
+// dropTagDocs releases the documents held by a tag match whose score
+// cannot reach theta, whatever the terms add (the bound of their block):
+// they are no longer held, so the terms do not accumulate for them. It
+// returns the largest bound of their relevance (-Inf for none), which the
+// relevance floor must allow for.
+func (x *Index) dropTagDocs(s *scratch, p *prepared, bq *blockQuery, t *textQuery, theta, zeroOther float64) float64 {
+	sem := resize(bq.sem, len(bq.ctx))
+	for b := range sem {
+		sem[b] = bq.semantic(&x.cfg, p.w.Semantic, b, t)
+	}
+	bq.sem = sem
+	ub := math.Inf(-1)
+	keep := s.touched[:0]
+	per := p.w.Tag / float64(len(p.soft))
+	for _, d := range s.touched {
+		ds := &s.docs[d]
+		rel := per*float64(ds.tagN) + sem[d>>blockShift]
+		other := zeroOther
+		if x.flags[d]&flagSig != 0 {
+			other = p.other
+		}
+		if rel+other < theta {
+			ub = max(ub, rel)
+			*ds = docScratch{}
+			s.marks[d>>6] &^= 1 << (d & 63)
+			continue
+		}
+		keep = append(keep, d)
+	}
+	s.touched = keep
+	return ub
 }

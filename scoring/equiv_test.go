@@ -63,56 +63,65 @@ func TestIndexEqualsNaive(t *testing.T) {
 			nv.SetSignals(id, scoring.Signals{})
 		}
 	}
-	x.Compact()
+	x.Compact() // until then idf counts dead documents, the naive scan does not
 	if x.Len() != nv.Len() {
 		t.Fatalf("Len index %d naive %d", x.Len(), nv.Len())
 	}
 	now := g.Now()
-	checked, pruned, skipped := 0, 0, 0
-	for kind := synthetic.TagOnly; kind <= synthetic.Mixed; kind++ {
-		for i := range 60 {
-			q := g.Query(kind, i)
-			switch i % 5 {
-			case 1:
-				q.Limit = 50
-			case 2:
-				q.Protocols = []string{"mcp"}
-			case 3:
-				q.ExcludedTags = []string{"vision"}
-				q.PreferredTags = []string{"coding/*"}
-			case 4:
-				q.MinScore = 0.5
-			}
-			var sig scoring.SignalFunc // pushed signals, or pulled ones for half the queries
-			if i%2 == 1 {
-				sig = g.Signals
-			}
-			got := x.Search(q, sig, now)
-			want := nv.Search(q, sig, now)
-			sameHits(t, got.Hits, want.Hits)
-			checkEvidence(t, got)
-			if got.Candidates > want.Candidates {
-				t.Fatalf("%v query %d: candidates index %d > naive %d", kind, i, got.Candidates, want.Candidates)
-			}
-			if got.Scored > want.Scored {
-				t.Fatalf("index scored %d > naive %d", got.Scored, want.Scored)
-			}
-			checked += len(got.Hits)
-			if got.Scored < want.Scored {
-				pruned++
-			}
-			if got.Skipped > 0 {
-				skipped++
+	checked, pruned, skipped, released := 0, 0, 0, 0
+	compare := func() {
+		for kind := synthetic.TagOnly; kind <= synthetic.Mixed; kind++ {
+			for i := range 60 {
+				q := g.Query(kind, i)
+				switch i % 5 {
+				case 1:
+					q.Limit = 50
+				case 2:
+					q.Protocols = []string{"mcp"}
+				case 3:
+					q.ExcludedTags = []string{"vision"}
+					q.PreferredTags = []string{"coding/*"}
+				case 4:
+					q.MinScore = 0.5
+				}
+				var sig scoring.SignalFunc // pushed signals, or pulled ones for half the queries
+				if i%2 == 1 {
+					sig = g.Signals
+				}
+				got := x.Search(q, sig, now)
+				want := nv.Search(q, sig, now)
+				sameHits(t, got.Hits, want.Hits)
+				checkEvidence(t, got)
+				if got.Candidates > want.Candidates {
+					t.Fatalf("%v query %d: candidates index %d > naive %d", kind, i, got.Candidates, want.Candidates)
+				}
+				if got.Scored > want.Scored {
+					t.Fatalf("index scored %d > naive %d", got.Scored, want.Scored)
+				}
+				checked += len(got.Hits)
+				if got.Scored < want.Scored {
+					pruned++
+				}
+				if got.Skipped > 0 {
+					skipped++
+				}
+				if got.Released > 0 {
+					released++
+				}
 			}
 		}
 	}
+	compare()
 	if pruned == 0 {
 		t.Fatal("no query scored fewer candidates than the scan: pruning never engaged")
 	}
 	if skipped == 0 {
 		t.Fatal("no query skipped postings: max-score pruning never engaged")
 	}
-	t.Logf("%d hits compared; %d queries scored fewer candidates, %d skipped postings", checked, pruned, skipped)
+	if released == 0 {
+		t.Fatal("no query released tag matches before reading its terms")
+	}
+	t.Logf("%d hits compared; %d queries scored fewer candidates, %d skipped postings, %d released tag matches", checked, pruned, skipped, released)
 	if checked < 500 {
 		t.Fatalf("only %d hits compared: the queries do not exercise the corpus", checked)
 	}

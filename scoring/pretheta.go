@@ -18,13 +18,14 @@ const (
 // preTheta returns a lower bound of the final k-th best score before any
 // text posting is read (pushed signals only), so that the postings of the
 // rarest term need not all be admitted. It completes the final relevance
-// (finalRelevance) of a few documents likely to score well: those held
-// by a tag match and the agents with signals among the rarest term's
-// postings. A document counts when it passes the filters, is not
-// overloaded, reaches the minimum score and is sure to stay above the
-// final relevance floor, which is at most the floor times the largest
-// relevance possible. It returns -Inf when fewer than limit documents
-// qualify.
+// (finalRelevance) of documents likely to score well: the tag matches
+// with signals, a few other tag matches, the agents with signals among
+// the rarest term's postings (the other factors lift them furthest) and
+// the documents sharing the most of the rarest terms. A document counts
+// when it passes the filters, is not overloaded, reaches the minimum
+// score and is sure to stay above the final relevance floor, which is at
+// most the floor times the largest relevance possible. It returns -Inf
+// when fewer than limit documents qualify.
 func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *textQuery, now time.Time) float64 {
 	budget := preSeedFactor * p.limit
 	if budget <= 0 {
@@ -33,8 +34,8 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 	floor := x.cfg.floor * (p.w.Tag + p.w.Semantic)
 	nowNs := now.UnixNano()
 	top := make(minHeap, 0, p.limit+1)
-	try := func(d uint32) {
-		budget--
+	try := func(d uint32, budget *int) {
+		*budget--
 		if !pass(d) {
 			return
 		}
@@ -63,11 +64,24 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 			heap.Fix(&top, 0)
 		}
 	}
+	// The tag matches: agents with signals first (the other factors can
+	// lift them furthest), then a few others.
+	sigBudget := min(sigSeedFactor*p.limit, sigSeedMax)
+	for _, d := range s.touched {
+		if sigBudget <= 0 {
+			break
+		}
+		if x.flags[d]&flagSig != 0 {
+			try(d, &sigBudget)
+		}
+	}
 	for _, d := range s.touched {
 		if budget <= 0 {
 			break
 		}
-		try(d)
+		if x.flags[d]&flagSig == 0 {
+			try(d, &budget)
+		}
 	}
 	// The rarest term with postings.
 	var po *postings
@@ -80,8 +94,8 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 	if po == nil {
 		return kth(top, p.limit)
 	}
-	// Agents with signals: the other factors can lift them furthest.
-	budget = min(sigSeedFactor*p.limit, sigSeedMax)
+	// Agents with signals among the rarest term's postings.
+	budget = sigBudget
 	tried := make(map[uint32]bool, budget+intersectSeeds)
 	for _, d := range po.docs {
 		if budget <= 0 {
@@ -89,7 +103,7 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 		}
 		if x.flags[d]&(flagSig|flagAlive) == flagSig|flagAlive && !s.held(d) {
 			tried[d] = true
-			try(d)
+			try(d, &budget)
 		}
 	}
 	// The documents that most of the rarest terms share, in the context
@@ -101,7 +115,7 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 		}
 		if !tried[d] && !s.held(d) && x.flags[d]&flagAlive != 0 {
 			tried[d] = true
-			try(d)
+			try(d, &budget)
 		}
 	}
 	return kth(top, p.limit)

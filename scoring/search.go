@@ -30,6 +30,19 @@ import (
 // the best bucket down, stopping once no remaining candidate can beat the
 // k-th best score. Signals are looked up only for the candidates scored.
 func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
+	res, ok := x.search(q, signals, now, true)
+	if !ok {
+		res, _ = x.search(q, signals, now, false)
+	}
+	return res
+}
+
+// search is Search. With dropTags it releases the tag matches that cannot
+// reach the k-th best score before reading the terms (dropTagDocs); their
+// relevance is then only bounded, so the relevance floor may come out
+// lower than it is, and search reports false when a hit is below the
+// floor that bound would allow: the caller searches again without.
+func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool) (Result, bool) {
 	p := x.cfg.prepare(q)
 	res := Result{Weights: p.w, Warnings: p.warnings}
 	x.mu.RLock()
@@ -37,7 +50,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	required := x.canonNums(p.required)
 	excluded := x.canonNums(p.excluded)
 	if len(required) < len(p.required) {
-		return res // a required tag that no document declares
+		return res, true // a required tag that no document declares
 	}
 	s := x.getScratch()
 	defer x.putScratch(s)
@@ -114,6 +127,12 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 		zeroOther, thetaTries = p.other, maxThetaTries
 	} else if !p.filterOnly && len(qts) > 0 {
 		theta = x.preTheta(s, p, pass, &tq, now)
+	}
+	droppedUB := math.Inf(-1) // bounds the relevance of the tag matches dropped
+	if dropTags && bq != nil && len(p.soft) > 0 && !math.IsInf(theta, -1) {
+		held := len(s.touched)
+		droppedUB = x.dropTagDocs(s, p, bq, &tq, theta, zeroOther)
+		res.Released = held - len(s.touched)
 	}
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
@@ -251,6 +270,10 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
 	// A document with only a context sum below accMin is below floorLB.
 	accMin := x.cfg.contextFloor(floorLB, p.w.Semantic, idfSum)
+	// A document whose bound is below theta cannot reach the k best, so
+	// it is not bucketed; the best relevance among those that pass the
+	// filters still counts for the relevance floor.
+	dropped := -1.0
 	for _, d := range s.touched {
 		if ds := &s.docs[d]; ds.acc < accMin && ds.tagN == 0 && ds.exBest == 0 {
 			continue
@@ -261,6 +284,12 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 			} else {
 				c.bound = c.rel + zeroOther
 			}
+			if c.bound < theta {
+				if c.rel > dropped && pass(d) {
+					dropped = c.rel
+				}
+				continue
+			}
 			s.cands = append(s.cands, c)
 		}
 	}
@@ -269,7 +298,7 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	// documents that pass the filters (relevance <= bound < bucket top).
 	floor := 0.0
 	if x.cfg.floor > 0 {
-		best := -1.0
+		best := dropped
 		for b := nBuckets - 1; b >= 0 && float64(b+1)/nBuckets > best; b-- {
 			for _, ci := range s.order[s.starts[b]:s.starts[b+1]] {
 				if c := &s.cands[ci]; c.rel > best && pass(c.doc) {
@@ -344,6 +373,10 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	for i := range res.Hits {
 		hit := &res.Hits[i]
 		hit.MatchedTags, hit.ExpandedTags = tagEvidence(p.soft, x.docTags(x.byID[hit.ID]))
+		c := &hit.Components
+		if x.cfg.floor > 0 && p.w.Tag*c.Tag+p.w.Semantic*max(c.Context, c.Example) < x.cfg.floor*droppedUB {
+			return res, false
+		}
 	}
-	return res
+	return res, true
 }

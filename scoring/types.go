@@ -148,7 +148,10 @@ type Result struct {
 	// them all); Scored those also fully scored (past the load filter).
 	Candidates, Scored int
 	// Skipped counts the postings max-score pruning did not evaluate.
-	Skipped  int
+	Skipped int
+	// Released counts the tag matches let go before the terms were read,
+	// their score bound being below the k-th best score.
+	Released int
 	Warnings []string
 	// Weights are the effective weights for this query: the weight of a
 	// relevance factor the query does not ask for (tags or text) moves to
