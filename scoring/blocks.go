@@ -96,22 +96,31 @@ func (x *Index) maybeBuildBlocks(p *postings) {
 // merging the context and example postings in block order.
 func (x *Index) buildBlocks(p *postings) {
 	p.blocks = make([]blockBound, 0, 8)
+	x.inBlockOrder(p, func(i int, blk uint32) {
+		d := p.docs[i]
+		p.blockOf(blk).widenDoc(p.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields])
+	}, func(j int, blk uint32) {
+		p.blockOf(blk).widenExample(p.extf[j], x.exLen[p.ex[j]])
+	})
+}
+
+// inBlockOrder calls doc for every context posting and example for every
+// example posting of a term, merged in block order, with the block.
+func (x *Index) inBlockOrder(po *postings, doc, example func(i int, blk uint32)) {
 	i, j := 0, 0
-	for i < len(p.docs) || j < len(p.ex) {
+	for i < len(po.docs) || j < len(po.ex) {
 		var bd, be uint32 = math.MaxUint32, math.MaxUint32
-		if i < len(p.docs) {
-			bd = p.docs[i] >> blockShift
+		if i < len(po.docs) {
+			bd = po.docs[i] >> blockShift
 		}
-		if j < len(p.ex) {
-			be = x.exDoc[p.ex[j]] >> blockShift
+		if j < len(po.ex) {
+			be = x.exDoc[po.ex[j]] >> blockShift
 		}
 		if bd <= be {
-			d := p.docs[i]
-			p.blockOf(bd).widenDoc(p.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields])
+			doc(i, bd)
 			i++
 		} else {
-			e := p.ex[j]
-			p.blockOf(be).widenExample(p.extf[j], x.exLen[e])
+			example(j, be)
 			j++
 		}
 	}
@@ -177,33 +186,21 @@ func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx,
 	}
 	// Context and example postings are merged in block order so that
 	// each block is reported once.
-	i, j := 0, 0
-	for i < len(po.docs) || j < len(po.ex) {
-		var bd, be uint32 = math.MaxUint32, math.MaxUint32
-		if i < len(po.docs) {
-			bd = po.docs[i] >> blockShift
-		}
-		if j < len(po.ex) {
-			be = x.exDoc[po.ex[j]] >> blockShift
-		}
-		if bd <= be {
-			d := po.docs[i]
-			flush(bd)
-			if x.flags[d]&flagAlive != 0 {
-				if tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], t.avg, t.norms); tf > 0 {
-					ctx = max(ctx, qt.idf*x.cfg.saturate(tf))
-				}
+	x.inBlockOrder(po, func(i int, blk uint32) {
+		d := po.docs[i]
+		flush(blk)
+		if x.flags[d]&flagAlive != 0 {
+			if tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], t.avg, t.norms); tf > 0 {
+				ctx = max(ctx, qt.idf*x.cfg.saturate(tf))
 			}
-			i++
-		} else {
-			e := po.ex[j]
-			flush(be)
-			if x.flags[x.exDoc[e]]&flagAlive != 0 {
-				ex = max(ex, qt.exIdf*x.cfg.saturate(x.cfg.exampleTF(po.extf[j], x.exLen[e], t.exAvg)))
-			}
-			j++
 		}
-	}
+	}, func(j int, blk uint32) {
+		e := po.ex[j]
+		flush(blk)
+		if x.flags[x.exDoc[e]]&flagAlive != 0 {
+			ex = max(ex, qt.exIdf*x.cfg.saturate(x.cfg.exampleTF(po.extf[j], x.exLen[e], t.exAvg)))
+		}
+	})
 	flush(math.MaxUint32)
 }
 
