@@ -171,7 +171,7 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 		if closed && len(s.touched)*lookupRatio < len(po.docs)+len(po.ex) {
 			// Only the held documents take this term: look them up.
 			held := s.sortedHeld()
-			i := 0
+			i, found := 0, 0
 			for _, d := range held {
 				if i = gallop(po.docs, i, d); i == len(po.docs) {
 					break
@@ -179,6 +179,7 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 				if po.docs[i] != d {
 					continue
 				}
+				found++
 				tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
 				if tf == 0 {
 					continue
@@ -205,7 +206,7 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 					s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
 				}
 			}
-			res.Skipped += len(po.docs) - len(held)
+			res.Skipped += len(po.docs) - found
 			continue
 		}
 		state := s.blocks.state
