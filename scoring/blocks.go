@@ -253,8 +253,8 @@ func (bq *blockQuery) semantic(c *config, w float64, b int, t *textQuery) float6
 // to be read: the state of the whole index (closed, closedPlain), or
 // closed where the bound of the block cannot reach the relevance floor,
 // the minimum score or the k-th best score so far (theta), as Search
-// decides for the whole index.
-func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, closedPlain bool, lb, theta, zeroOther float64) {
+// decides for the whole index. It returns the states, by block.
+func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, closedPlain bool, lb, theta, zeroOther float64) []uint8 {
 	all := uint8(blockOpen)
 	switch {
 	case closed:
@@ -276,6 +276,7 @@ func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, c
 		}
 		bq.state[b] = st
 	}
+	return bq.state
 }
 
 // dropTagDocs releases the documents held by a tag match whose score

@@ -137,7 +137,7 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 	bestAcc := 0.0 // the largest context sum of a document that passes the filters
 	for j := range qts {
 		qt := &qts[j]
-		if j > 0 && bq != nil {
+		if j > 0 {
 			x.dropBlocks(bq, &qts[j-1], &tq)
 		}
 		if !closed && !p.filterOnly {
@@ -168,6 +168,28 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 		if po == nil {
 			continue
 		}
+		// addDoc and addExample add context posting i of document d and
+		// example posting i of example e to their sums, the same
+		// arithmetic whether the posting was scanned or looked up.
+		addDoc := func(i int, d uint32) {
+			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
+			if tf == 0 {
+				return
+			}
+			s.touch(d)
+			ds := &s.docs[d]
+			ds.acc += qt.idf * x.cfg.saturate(tf)
+			if ds.acc > bestAcc && pass(d) {
+				bestAcc = ds.acc
+			}
+		}
+		addExample := func(i int, e, d uint32) {
+			if s.exAcc[e] == 0 {
+				s.exTouched = append(s.exTouched, e)
+				s.touch(d)
+			}
+			s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
+		}
 		if closed && len(s.touched)*lookupRatio < len(po.docs)+len(po.ex) {
 			// Only the held documents take this term: look them up.
 			held := s.sortedHeld()
@@ -176,18 +198,9 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 				if i = gallop(po.docs, i, d); i == len(po.docs) {
 					break
 				}
-				if po.docs[i] != d {
-					continue
-				}
-				found++
-				tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
-				if tf == 0 {
-					continue
-				}
-				ds := &s.docs[d]
-				ds.acc += qt.idf * x.cfg.saturate(tf)
-				if ds.acc > bestAcc && pass(d) {
-					bestAcc = ds.acc
+				if po.docs[i] == d {
+					found++
+					addDoc(i, d)
 				}
 			}
 			i = 0
@@ -197,66 +210,31 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 					if i = gallop(po.ex, i, e); i == len(po.ex) {
 						break
 					}
-					if po.ex[i] != e {
-						continue
+					if po.ex[i] == e {
+						addExample(i, e, d)
 					}
-					if s.exAcc[e] == 0 {
-						s.exTouched = append(s.exTouched, e)
-					}
-					s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
 				}
 			}
 			res.Skipped += len(po.docs) - found
 			continue
 		}
-		state := s.blocks.state
-		if bq != nil {
-			x.blockStates(bq, p, &tq, closed, closedPlain, lb, theta, zeroOther)
-		} else {
-			// Every block shares the state of the whole index.
-			state = state[:0]
-		}
-		blockState := func(d uint32) uint8 {
-			if len(state) == 0 {
-				switch {
-				case closed:
-					return blockClosed
-				case closedPlain:
-					return blockClosedPlain
-				}
-				return blockOpen
-			}
-			return state[d>>blockShift]
-		}
+		// bq is set whenever there are terms.
+		state := x.blockStates(bq, p, &tq, closed, closedPlain, lb, theta, zeroOther)
 		for i, d := range po.docs {
-			if st := blockState(d); st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0) {
+			if st := state[d>>blockShift]; st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0) {
 				res.Skipped++
 				continue
 			}
-			if x.flags[d]&flagAlive == 0 {
-				continue
-			}
-			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
-			if tf == 0 {
-				continue
-			}
-			s.touch(d)
-			ds := &s.docs[d]
-			ds.acc += qt.idf * x.cfg.saturate(tf)
-			if ds.acc > bestAcc && pass(d) {
-				bestAcc = ds.acc
+			if x.flags[d]&flagAlive != 0 {
+				addDoc(i, d)
 			}
 		}
 		for i, e := range po.ex {
 			d := x.exDoc[e]
-			if st := blockState(d); (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
+			if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
 				continue
 			}
-			if s.exAcc[e] == 0 {
-				s.exTouched = append(s.exTouched, e)
-				s.touch(d)
-			}
-			s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
+			addExample(i, e, d)
 		}
 	}
 	x.bestExamples(s, exIdfSum)
@@ -286,7 +264,7 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 				c.bound = c.rel + zeroOther
 			}
 			if c.bound < theta {
-				if c.rel > dropped && pass(d) {
+				if x.cfg.floor > 0 && c.rel > dropped && pass(d) {
 					dropped = c.rel
 				}
 				continue
