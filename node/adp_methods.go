@@ -7,6 +7,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/store"
 )
@@ -16,10 +17,10 @@ import (
 // requests; the node supplies its card, the store (adp.advertise) and the
 // local discovery (adp.discover).
 func (n *Node) registerMethods() {
-	adp.NewService(adp.CardSourceFunc(n.Card),
-		adp.WithCardSink(advertisedCards{n}),
-		adp.WithDiscoverer(localDiscoverer{n}),
-		adp.WithServiceLogger(n.log),
+	service.New(service.CardSourceFunc(n.Card),
+		service.WithCardSink(advertisedCards{n}),
+		service.WithDiscoverer(localDiscoverer{n}),
+		service.WithLogger(n.log),
 	).Register(n.server)
 	n.registerTools(n.Card())
 }
@@ -28,7 +29,7 @@ func (n *Node) registerMethods() {
 type advertisedCards struct{ n *Node }
 
 // AdvertisedCard stores c (decoded, validated, verified and the caller's
-// own, checked by adp.Service) with source advertise and the caller as
+// own, checked by service.Service) with source advertise and the caller as
 // origin, and notes it when it is a directory peer's.
 func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
 	stored, err := s.n.store.PutCard(ctx, c, store.SourceAdvertise, adp.AgentID(from))

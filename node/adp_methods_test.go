@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 )
 
@@ -32,24 +33,24 @@ func TestADPMethodsOverAITP(t *testing.T) {
 		}
 	}
 
-	full, err := adp.Describe(ctx, cl, a.PeerID())
+	full, err := service.Describe(ctx, cl, a.PeerID())
 	if err != nil || string(full.Raw()) != string(a.Card().Raw()) {
 		t.Fatalf("describe: %v", err)
 	}
-	sub, err := adp.Describe(ctx, cl, a.PeerID(), "skills", "no_such_field")
+	sub, err := service.Describe(ctx, cl, a.PeerID(), "skills", "no_such_field")
 	if err != nil || sub.ID != a.AgentID() || sub.Name != "server" || len(sub.Skills) != 1 || sub.Signature != "" {
 		t.Fatalf("describe skills: %+v %v", sub, err)
 	}
-	_, err = cl.Call(ctx, a.PeerID(), adp.MethodDescribe, []byte(`{"fields":["name",7]}`))
+	_, err = cl.Call(ctx, a.PeerID(), service.MethodDescribe, []byte(`{"fields":["name",7]}`))
 	remoteErr("describe with a number among the fields", err, aitp.StatusInvalidRequest, "/fields/1")
-	_, err = cl.Call(ctx, a.PeerID(), adp.MethodDescribe, []byte(`{"fields":"name"}`))
+	_, err = cl.Call(ctx, a.PeerID(), service.MethodDescribe, []byte(`{"fields":"name"}`))
 	remoteErr("describe with a string for fields", err, aitp.StatusInvalidRequest, "/fields")
 
-	_, err = adp.Advertise(ctx, cl, a.PeerID(), a.Card())
+	_, err = service.Advertise(ctx, cl, a.PeerID(), a.Card())
 	remoteErr("advertise of another agent's card", err, aitp.StatusUnauthorized, "/id")
-	_, err = cl.Call(ctx, a.PeerID(), adp.MethodAdvertise, []byte(`{"id":"`+b.AgentID()+`","name":"unsigned"}`))
+	_, err = cl.Call(ctx, a.PeerID(), service.MethodAdvertise, []byte(`{"id":"`+b.AgentID()+`","name":"unsigned"}`))
 	remoteErr("advertise of an unsigned card", err, aitp.StatusInvalidRequest, "/signature")
-	if _, err := adp.Advertise(ctx, cl, a.PeerID(), b.Card()); err != nil {
+	if _, err := service.Advertise(ctx, cl, a.PeerID(), b.Card()); err != nil {
 		t.Fatalf("advertise own card: %v", err)
 	}
 	waitFor(t, 10*time.Second, "a to hold b's card", func() bool {
@@ -65,10 +66,10 @@ func TestADPMethodsOverAITP(t *testing.T) {
 		return false
 	})
 
-	resp, err := adp.Discover(ctx, cl, a.PeerID(), &adp.DiscoverRequest{Tags: []string{"text/summarization"}})
+	resp, err := service.Discover(ctx, cl, a.PeerID(), &adp.DiscoverRequest{Tags: []string{"text/summarization"}})
 	if err != nil || len(resp.Results) == 0 || resp.Results[0].ID != a.AgentID() {
 		t.Fatalf("discover: %+v %v", resp, err)
 	}
-	_, err = cl.Call(ctx, a.PeerID(), adp.MethodDiscover, []byte(`{"limit":1000}`))
+	_, err = cl.Call(ctx, a.PeerID(), service.MethodDiscover, []byte(`{"limit":1000}`))
 	remoteErr("discover over the limit", err, aitp.StatusInvalidRequest, "/limit")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/store"
 )
@@ -46,7 +47,7 @@ func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
 // fetchFromOwner asks p for its full card (adp.describe), verifies it,
 // checks that it is p's own card and stores it.
 func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error) {
-	c, err := adp.Describe(ctx, n.client, p)
+	c, err := service.Describe(ctx, n.client, p)
 	if err != nil {
 		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(err))
 	}
@@ -58,8 +59,8 @@ func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error)
 // card, or the requested fields plus id and name. The own card is answered
 // locally. A full card is verified and stored.
 func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (json.RawMessage, error) {
-	if len(fields) > adp.MaxDescribeFields {
-		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/fields", Message: fmt.Sprintf("at most %d fields", adp.MaxDescribeFields)}
+	if len(fields) > service.MaxDescribeFields {
+		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/fields", Message: fmt.Sprintf("at most %d fields", service.MaxDescribeFields)}
 	}
 	p, id, err := n.remotePeer(agentID)
 	if err != nil {
@@ -75,7 +76,7 @@ func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (j
 		}
 		return c.Raw(), nil
 	}
-	c, err := adp.Describe(ctx, n.client, p, fields...)
+	c, err := service.Describe(ctx, n.client, p, fields...)
 	if err != nil {
 		return nil, fmt.Errorf("node: describe %s: %w", id, wrapUnreachable(err))
 	}
@@ -256,7 +257,7 @@ func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
 }
 
 func (n *Node) advertiseTo(ctx context.Context, p peer.ID) (bool, error) {
-	stored, err := adp.Advertise(ctx, n.client, p, n.Card())
+	stored, err := service.Advertise(ctx, n.client, p, n.Card())
 	return stored, wrapUnreachable(err)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -127,7 +128,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *adp.DiscoverRequest) ([]federated, error) {
 	q := *req
 	q.Detail = adp.DetailFull
-	resp, err := adp.Discover(ctx, n.client, p, &q)
+	resp, err := service.Discover(ctx, n.client, p, &q)
 	if err != nil {
 		return nil, wrapUnreachable(err)
 	}

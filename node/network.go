@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -114,7 +115,7 @@ func (n *Node) syncFromBootstrap(ctx context.Context) {
 			continue
 		}
 		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		resp, err := adp.Discover(sctx, n.client, ai.ID, req)
+		resp, err := service.Discover(sctx, n.client, ai.ID, req)
 		cancel()
 		if err != nil {
 			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 )
 
@@ -31,7 +32,7 @@ func (n *Node) registerTools(c *adp.Card) {
 }
 
 func isADPMethod(m string) bool {
-	return m == adp.MethodDescribe || m == adp.MethodAdvertise || m == adp.MethodDiscover
+	return m == service.MethodDescribe || m == service.MethodAdvertise || m == service.MethodDiscover
 }
 
 // serveTool answers a tool call from another agent: the demo agent or the

@@ -1,4 +1,4 @@
-package adp_test
+package service_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 )
 
@@ -96,8 +97,8 @@ func newMethodsEnv(t *testing.T) *methodsEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	adp.NewService(adp.CardSourceFunc(func() *adp.Card { return e.serverCard }),
-		adp.WithCardSink(e.sink), adp.WithDiscoverer(e.disc)).Register(srv)
+	service.New(service.CardSourceFunc(func() *adp.Card { return e.serverCard }),
+		service.WithCardSink(e.sink), service.WithDiscoverer(e.disc)).Register(srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := e.caller.Connect(ctx, peer.AddrInfo{ID: e.server.ID(), Addrs: e.server.Addrs()}); err != nil {
@@ -128,14 +129,14 @@ func wantRemoteError(t *testing.T, err error, st aitp.Status, path string) *aitp
 
 func TestDescribe(t *testing.T) {
 	e := newMethodsEnv(t)
-	c, err := adp.Describe(methodsCtx(t), e.cl, e.server.ID())
+	c, err := service.Describe(methodsCtx(t), e.cl, e.server.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(c.Raw(), e.serverCard.Raw()) {
 		t.Fatal("describe did not return the card as signed")
 	}
-	sub, err := adp.Describe(methodsCtx(t), e.cl, e.server.ID(), "skills", "nonexistent")
+	sub, err := service.Describe(methodsCtx(t), e.cl, e.server.ID(), "skills", "nonexistent")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,19 +149,19 @@ func TestDescribe(t *testing.T) {
 		`[1]`:                  "",
 		`{"fields": [""]}`:     "/fields/0",
 	} {
-		_, err := e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDescribe, []byte(body))
+		_, err := e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDescribe, []byte(body))
 		wantRemoteError(t, err, aitp.StatusInvalidRequest, path)
 	}
 	// A node without a card answers NOT_FOUND.
 	e.serverCard = nil
-	_, err = adp.Describe(methodsCtx(t), e.cl, e.server.ID())
+	_, err = service.Describe(methodsCtx(t), e.cl, e.server.ID())
 	wantRemoteError(t, err, aitp.StatusNotFound, "")
 }
 
 func TestAdvertise(t *testing.T) {
 	e := newMethodsEnv(t)
 	own := methodsCard(t, e.callerKey, "caller-agent")
-	stored, err := adp.Advertise(methodsCtx(t), e.cl, e.server.ID(), own)
+	stored, err := service.Advertise(methodsCtx(t), e.cl, e.server.ID(), own)
 	if err != nil || !stored {
 		t.Fatalf("own card: stored %v, %v", stored, err)
 	}
@@ -173,7 +174,7 @@ func TestAdvertise(t *testing.T) {
 	// Someone else's valid card: the caller is not its agent.
 	thirdKey, _, _ := crypto.GenerateEd25519Key(rand.Reader)
 	other := methodsCard(t, thirdKey, "someone-else")
-	_, err = adp.Advertise(methodsCtx(t), e.cl, e.server.ID(), other)
+	_, err = service.Advertise(methodsCtx(t), e.cl, e.server.ID(), other)
 	wantRemoteError(t, err, aitp.StatusUnauthorized, "/id")
 
 	// An invalid card of the caller's own: every problem listed, the first
@@ -185,7 +186,7 @@ func TestAdvertise(t *testing.T) {
 	doc["tools"] = []any{map[string]any{"name": ""}}
 	doc["status"] = "sleeping"
 	bad, _ := json.Marshal(doc)
-	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodAdvertise, bad)
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodAdvertise, bad)
 	re := wantRemoteError(t, err, aitp.StatusInvalidRequest, "/status")
 	if !strings.Contains(re.Message, "/tools/0/name") {
 		t.Fatalf("message does not list every problem: %q", re.Message)
@@ -195,10 +196,10 @@ func TestAdvertise(t *testing.T) {
 	json.Unmarshal(own.Raw(), &doc)
 	doc["name"] = "impostor"
 	tampered, _ := json.Marshal(doc)
-	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodAdvertise, tampered)
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodAdvertise, tampered)
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "/signature")
 	// Not JSON at all.
-	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodAdvertise, []byte("not json"))
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodAdvertise, []byte("not json"))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "")
 	// A card of the maximum size spans two messages and is accepted.
 	big := methodsCard(t, e.callerKey, "caller-agent")
@@ -213,7 +214,7 @@ func TestAdvertise(t *testing.T) {
 	if n := len(big.Raw()); n != adp.MaxCardSize {
 		t.Fatalf("card of %d octets, want the maximum", n)
 	}
-	if stored, err := adp.Advertise(methodsCtx(t), e.cl, e.server.ID(), big); err != nil || !stored {
+	if stored, err := service.Advertise(methodsCtx(t), e.cl, e.server.ID(), big); err != nil || !stored {
 		t.Fatalf("%d-octet card: %v %v", len(big.Raw()), stored, err)
 	}
 }
@@ -229,7 +230,7 @@ func TestDiscover(t *testing.T) {
 		}},
 		UnsupportedFilters: []string{"constraints.region"},
 	}
-	resp, err := adp.Discover(methodsCtx(t), e.cl, e.server.ID(), &adp.DiscoverRequest{
+	resp, err := service.Discover(methodsCtx(t), e.cl, e.server.ID(), &adp.DiscoverRequest{
 		Tags: []string{"nlp/translation"}, IncludeEvidence: true,
 		Constraints: map[string]json.RawMessage{"region": json.RawMessage(`"eu"`)},
 	})
@@ -249,12 +250,12 @@ func TestDiscover(t *testing.T) {
 	// A discoverer breaking its contract (no response, no error) is an
 	// internal error, answered without a panic and without local detail.
 	e.disc.resp = nil
-	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDiscover, []byte(`{"tags":["ok"]}`))
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"tags":["ok"]}`))
 	if re := wantRemoteError(t, err, aitp.StatusError, ""); re.Code != aitp.CodeInternal || strings.Contains(re.Message, "discoverer") {
 		t.Fatalf("nil response answered %q: %q", re.Code, re.Message)
 	}
-	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDiscover, []byte(`{"tags":["ok"],"limit":1000}`))
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"tags":["ok"],"limit":1000}`))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "/limit")
-	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), adp.MethodDiscover, []byte(`{"tags":`))
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"tags":`))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "")
 }

@@ -1,4 +1,4 @@
-package adp
+package service
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
 )
 
@@ -31,7 +32,7 @@ const (
 // CardSource supplies this agent's own signed card, or nil when it has
 // none yet.
 type CardSource interface {
-	OwnCard() *Card
+	OwnCard() *adp.Card
 }
 
 // CardSink receives a card pushed with adp.advertise. The card has been
@@ -39,57 +40,57 @@ type CardSource interface {
 // authenticated caller. stored reports whether the sink kept it (false
 // when it holds a card that supersedes it).
 type CardSink interface {
-	AdvertisedCard(ctx context.Context, c *Card, from peer.ID) (stored bool, err error)
+	AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (stored bool, err error)
 }
 
 // Discoverer answers adp.discover from the node's knowledge of cards.
 type Discoverer interface {
-	Discover(ctx context.Context, req *DiscoverRequest) (*DiscoverResponse, error)
+	Discover(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error)
 }
 
 // CardSourceFunc adapts a function to CardSource.
-type CardSourceFunc func() *Card
+type CardSourceFunc func() *adp.Card
 
 // OwnCard calls f.
-func (f CardSourceFunc) OwnCard() *Card { return f() }
+func (f CardSourceFunc) OwnCard() *adp.Card { return f() }
 
 // Service serves the three ADP methods on an aitp.Server. An error a
 // sink or discoverer returns is answered as it is when it is an
 // *aitp.Error, as ERROR otherwise. A Service is safe for concurrent use
 // and holds no goroutines.
 type Service struct {
-	cfg serviceConfig
+	cfg config
 }
 
-type serviceConfig struct {
+type config struct {
 	src  CardSource
 	sink CardSink
 	disc Discoverer
 	log  *slog.Logger
 }
 
-// ServiceOption configures a Service.
-type ServiceOption func(*serviceConfig)
+// Option configures a Service.
+type Option func(*config)
 
 // WithCardSink enables adp.advertise, handing accepted cards to sink.
-func WithCardSink(sink CardSink) ServiceOption { return func(c *serviceConfig) { c.sink = sink } }
+func WithCardSink(sink CardSink) Option { return func(c *config) { c.sink = sink } }
 
 // WithDiscoverer enables adp.discover, answered by d.
-func WithDiscoverer(d Discoverer) ServiceOption { return func(c *serviceConfig) { c.disc = d } }
+func WithDiscoverer(d Discoverer) Option { return func(c *config) { c.disc = d } }
 
-// WithServiceLogger sets the logger (default: discard).
-func WithServiceLogger(l *slog.Logger) ServiceOption {
-	return func(c *serviceConfig) {
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
 		if l != nil {
 			c.log = l
 		}
 	}
 }
 
-// NewService returns a Service answering adp.describe from src and, when
+// New returns a Service answering adp.describe from src and, when
 // configured, adp.advertise and adp.discover.
-func NewService(src CardSource, opts ...ServiceOption) *Service {
-	cfg := serviceConfig{src: src, log: slog.New(slog.DiscardHandler)}
+func New(src CardSource, opts ...Option) *Service {
+	cfg := config{src: src, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -160,7 +161,7 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 	if perr != nil {
 		return perr
 	}
-	var c *Card
+	var c *adp.Card
 	if sv.cfg.src != nil {
 		c = sv.cfg.src.OwnCard()
 	}
@@ -171,7 +172,7 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 	if raw == nil {
 		var err error
 		if raw, err = c.MarshalJSON(); err != nil {
-			return fmt.Errorf("adp: encode own card: %w", err)
+			return fmt.Errorf("adp/service: encode own card: %w", err)
 		}
 	}
 	if req.Fields == nil {
@@ -180,7 +181,7 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &all); err != nil {
-		return fmt.Errorf("adp: decode own card: %w", err)
+		return fmt.Errorf("adp/service: decode own card: %w", err)
 	}
 	out := map[string]json.RawMessage{"id": all["id"], "name": all["name"]}
 	for _, f := range req.Fields {
@@ -199,15 +200,15 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 // invalid turns a card or request decoding error into INVALID_REQUEST:
 // path is the first problem's, the message lists them all.
 func invalid(err error, what string) *aitp.Error {
-	var ve *ValidationError
+	var ve *adp.ValidationError
 	switch {
 	case errors.As(err, &ve) && len(ve.Problems) > 0:
 		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, ve.Problems[0].Path, "%s", ve.Error())
-	case errors.Is(err, ErrUnsigned), errors.Is(err, ErrBadSignature):
+	case errors.Is(err, adp.ErrUnsigned), errors.Is(err, adp.ErrBadSignature):
 		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/signature", "%v", err)
-	case errors.Is(err, ErrBadID), errors.Is(err, ErrBadDID):
+	case errors.Is(err, adp.ErrBadID), errors.Is(err, adp.ErrBadDID):
 		path := "/id"
-		if errors.Is(err, ErrBadDID) {
+		if errors.Is(err, adp.ErrBadDID) {
 			path = "/did"
 		}
 		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, path, "%v", err)
@@ -225,13 +226,13 @@ func (sv *Service) ServeAdvertise(ctx context.Context, w aitp.ResponseWriter, r 
 	if sv.cfg.sink == nil {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "advertise is not served here")
 	}
-	c, err := ParseCard(r.Body)
+	c, err := adp.ParseCard(r.Body)
 	if err != nil {
 		return invalid(err, "card")
 	}
 	if named, err := c.PeerID(); err == nil && named != r.Remote {
-		sv.cfg.log.Debug("adp: advertise for another agent", "peer", r.Remote, "agent", c.ID)
-		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "card id %s is not the caller %s", truncateID(c.ID), AgentID(r.Remote))
+		sv.cfg.log.Debug("adp/service: advertise for another agent", "peer", r.Remote, "agent", c.ID)
+		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "card id %s is not the caller %s", truncateID(c.ID), adp.AgentID(r.Remote))
 	}
 	if err := c.Validate(); err != nil {
 		return invalid(err, "card")
@@ -269,7 +270,7 @@ func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *
 	if sv.cfg.disc == nil {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "discover is not served here")
 	}
-	req, err := ParseDiscoverRequest(r.Body)
+	req, err := adp.ParseDiscoverRequest(r.Body)
 	if err != nil {
 		return invalid(err, "request")
 	}
@@ -278,79 +279,15 @@ func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *
 		return err
 	}
 	if resp == nil {
-		return errors.New("adp: the discoverer returned no response and no error")
+		return errors.New("adp/service: the discoverer returned no response and no error")
 	}
 	if resp.Results == nil {
-		resp.Results = []DiscoverResult{}
+		resp.Results = []adp.DiscoverResult{}
 	}
 	b, err := json.Marshal(resp)
 	if err != nil {
-		return fmt.Errorf("adp: encode discover response: %w", err)
+		return fmt.Errorf("adp/service: encode discover response: %w", err)
 	}
 	_, err = w.Write(b)
 	return err
-}
-
-// Describe calls adp.describe on p. Without fields it returns p's card,
-// verified and checked to be p's own (ErrBadID otherwise). With fields it
-// returns the subset the remote sent, parsed but not verifiable: a
-// subset carries no valid signature.
-func Describe(ctx context.Context, cl *aitp.Client, p peer.ID, fields ...string) (*Card, error) {
-	var body []byte
-	if len(fields) > 0 {
-		var err error
-		if body, err = json.Marshal(map[string][]string{"fields": fields}); err != nil {
-			return nil, err
-		}
-	}
-	reply, err := cl.Call(ctx, p, MethodDescribe, body, aitp.Idempotent())
-	if err != nil {
-		return nil, err
-	}
-	if len(fields) > 0 {
-		return ParseCard(reply)
-	}
-	c, err := DecodeVerified(reply)
-	if err != nil {
-		return nil, err
-	}
-	if named, err := c.PeerID(); err != nil || named != p {
-		return nil, fmt.Errorf("%w: %s answered with the card of %s", ErrBadID, AgentID(p), truncateID(c.ID))
-	}
-	return c, nil
-}
-
-// Advertise pushes card to p with adp.advertise and reports whether p
-// stored it. The card is sent as it was signed (Raw).
-func Advertise(ctx context.Context, cl *aitp.Client, p peer.ID, card *Card) (stored bool, err error) {
-	body := card.Raw()
-	if body == nil {
-		return false, fmt.Errorf("%w: sign the card before advertising it", ErrUnsigned)
-	}
-	reply, err := cl.Call(ctx, p, MethodAdvertise, body, aitp.Idempotent())
-	if err != nil {
-		return false, err
-	}
-	var r advertiseReply
-	if err := json.Unmarshal(reply, &r); err != nil {
-		return false, fmt.Errorf("%w: advertise reply: %w", ErrMalformed, err)
-	}
-	return r.Stored, nil
-}
-
-// Discover sends req to p with adp.discover and returns its response.
-func Discover(ctx context.Context, cl *aitp.Client, p peer.ID, req *DiscoverRequest) (*DiscoverResponse, error) {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := cl.Call(ctx, p, MethodDiscover, body, aitp.Idempotent())
-	if err != nil {
-		return nil, err
-	}
-	var resp DiscoverResponse
-	if err := json.Unmarshal(reply, &resp); err != nil {
-		return nil, fmt.Errorf("%w: discover reply: %w", ErrMalformed, err)
-	}
-	return &resp, nil
 }
