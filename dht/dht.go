@@ -15,7 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/routing"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/poll"
 )
 
 // DHT publishes and finds Agent Cards. It is safe for concurrent use.
@@ -150,7 +150,7 @@ func (d *DHT) Bootstrap(ctx context.Context) error {
 	if len(d.h.Network().Peers()) == 0 {
 		return fmt.Errorf("%w: %w", ErrNoPeers, errors.Join(errs...))
 	}
-	if err := p2pnet.WaitFor(ctx, func() bool { return d.kad.RoutingTable().Size() > 0 }); err != nil {
+	if err := poll.Until(ctx, 0, poll.Cond("a routing table entry", func() bool { return d.kad.RoutingTable().Size() > 0 })); err != nil {
 		return fmt.Errorf("%w: %w", ErrNoPeers, err)
 	}
 	select {

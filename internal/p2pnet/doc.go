@@ -12,9 +12,8 @@
 // [Network] owns the hosts it built. [New] builds and connects them; [Network.Add]
 // adds a late joiner (connected or not); [Network.Connect] links any two hosts;
 // [Network.Close] closes every host (and the mocknet) and is idempotent.
-// [GenerateKey] makes Ed25519 identities; [WaitFor] polls a condition
-// against a context, the way tests and testnets wait for a network to
-// settle instead of sleeping.
+// [GenerateKey] makes Ed25519 identities. To wait for a network to settle,
+// poll with package internal/poll (internal/polltest in tests).
 //
 // Services that run on top of the hosts (DHT, GossipSub) must be closed by
 // their owners before [Network.Close]: closing a host under a running service
