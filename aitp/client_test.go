@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestClientHonoursWindow: 20 concurrent calls against a window of 3 never
@@ -35,7 +36,7 @@ func TestClientHonoursWindow(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitFor(t, "three handlers running", func() bool { return running.Load() == 3 })
+	polltest.For(t, 10*time.Second, "three handlers running", func() bool { return running.Load() == 3 })
 	close(gate)
 	wg.Wait()
 	close(errs)
@@ -85,7 +86,7 @@ func TestWindowUpdate(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, "one handler running", func() bool { return running.Load() == 1 })
+	polltest.For(t, 10*time.Second, "one handler running", func() bool { return running.Load() == 1 })
 	close(gate)
 	wg.Wait()
 	if p := peak.Load(); p != 1 {
@@ -192,7 +193,7 @@ func TestShutdownDrains(t *testing.T) {
 	shut := make(chan error, 1)
 	go func() { shut <- srv.Shutdown(ctxT(t)) }()
 	// New calls are refused while the in-flight call drains.
-	waitFor(t, "new calls refused", func() bool {
+	polltest.For(t, 10*time.Second, "new calls refused", func() bool {
 		_, err := cl.Call(ctxT(t), hs.ID(), "echo", nil)
 		return err != nil
 	})
@@ -269,7 +270,7 @@ func TestIdleClose(t *testing.T) {
 	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the idle association to close", func() bool { return srv.Stats().Streams == 0 })
+	polltest.For(t, 10*time.Second, "the idle association to close", func() bool { return srv.Stats().Streams == 0 })
 	if got, err := cl.Call(ctxT(t), hs.ID(), "echo", []byte("again")); err != nil || string(got) != "again" {
 		t.Fatalf("after the idle close: %q %v", got, err)
 	}
@@ -279,7 +280,7 @@ func TestIdleClose(t *testing.T) {
 	if _, err := cl2.Call(ctxT(t), hs2.ID(), "echo", nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the server to close the idle association", func() bool { return srv2.Stats().Streams == 0 })
+	polltest.For(t, 10*time.Second, "the server to close the idle association", func() bool { return srv2.Stats().Streams == 0 })
 	if _, err := cl2.Call(ctxT(t), hs2.ID(), "echo", nil); err != nil {
 		t.Fatalf("after the server's idle close: %v", err)
 	}
@@ -330,7 +331,7 @@ func TestClientCloseAborts(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the handler was not canceled by the client's ABORT")
 	}
-	waitFor(t, "the server to drop the stream", func() bool { return srv.Stats().Streams == 0 })
+	polltest.For(t, 10*time.Second, "the server to drop the stream", func() bool { return srv.Stats().Streams == 0 })
 }
 
 // TestClientResponseLimit: a buffered reply larger than the client's limit

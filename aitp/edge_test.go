@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestControlMessages: AIP-level problems are reported with control
@@ -119,7 +120,7 @@ func TestStreamsPerPeer(t *testing.T) {
 	c.send(nil, &aitp.Segment{Type: aitp.TypeOpen, Association: 3})
 	c.expectReset()
 	a.st.Reset()
-	waitFor(t, "the server to drop a stream", func() bool { return srv.Stats().Streams == 1 })
+	polltest.For(t, 10*time.Second, "the server to drop a stream", func() bool { return srv.Stats().Streams == 1 })
 	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
 		t.Fatalf("after a stream freed up: %v", err)
 	}
@@ -214,7 +215,7 @@ func TestPeerStopsReading(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the handler is still blocked writing")
 	}
-	waitFor(t, "the stream to be dropped", func() bool { return srv.Stats().Streams == 0 })
+	polltest.For(t, 10*time.Second, "the stream to be dropped", func() bool { return srv.Stats().Streams == 0 })
 }
 
 func TestMetrics(t *testing.T) {

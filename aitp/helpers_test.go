@@ -60,18 +60,6 @@ func pair(t testing.TB, sopts []aitp.ServerOption, copts ...aitp.ClientOption) (
 	return srv, cl, hs, hc
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)

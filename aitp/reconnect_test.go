@@ -8,11 +8,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestCallAfterConnectionClosed: once the connection under the client's
@@ -35,7 +37,7 @@ func TestCallAfterConnectionClosed(t *testing.T) {
 		{name: "server closes", drop: func(t *testing.T, hc, hs host.Host) {
 			hs.Network().ClosePeer(hc.ID())
 			p := hs.ID()
-			waitFor(t, "the client to see the connection closed", func() bool {
+			polltest.For(t, 10*time.Second, "the client to see the connection closed", func() bool {
 				return hc.Network().Connectedness(p) != network.Connected
 			})
 		}},

@@ -17,6 +17,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 func statusOf(t *testing.T, err error) aitp.Status {
@@ -190,7 +191,7 @@ func TestCancelReachesHandler(t *testing.T) {
 	}
 	// The slot came back: the association still works.
 	srv.HandleFunc("ok", echo)
-	waitFor(t, "the canceled call to leave the server", func() bool { return srv.Stats().Inflight == 0 })
+	polltest.For(t, 10*time.Second, "the canceled call to leave the server", func() bool { return srv.Stats().Inflight == 0 })
 	if _, err := cl.Call(ctxT(t), hs.ID(), "ok", nil); err != nil {
 		t.Fatal(err)
 	}

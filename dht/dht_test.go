@@ -16,6 +16,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // cluster is a p2pnet network with a DHT server on every host,
@@ -87,7 +88,7 @@ func newCluster(t testing.TB, n int, tr p2pnet.Transport, opts ...dht.Option) *c
 		c.sinks = append(c.sinks, s)
 	}
 	c.bootstrap(t, ctx, c.dhts[1:]...)
-	waitFor(t, 10*time.Second, "every routing table has a peer", func() bool {
+	polltest.For(t, 10*time.Second, "every routing table has a peer", func() bool {
 		for _, d := range c.dhts {
 			if d.RoutingTableSize() == 0 {
 				return false
@@ -127,7 +128,7 @@ func TestPutGetFind(t *testing.T) {
 
 	// Every other node stored the card (ten nodes are all among the 20
 	// closest) and handed it to its sink.
-	waitFor(t, 10*time.Second, "put cards reach every sink", func() bool {
+	polltest.For(t, 10*time.Second, "put cards reach every sink", func() bool {
 		for i, s := range c.sinks {
 			if i != owner && s.count(v1.Raw()) != 1 {
 				return false
@@ -252,11 +253,11 @@ func TestRepublish(t *testing.T) {
 	}
 	c.dhts = append(c.dhts, late)
 	c.bootstrap(t, ctx, late)
-	waitFor(t, 10*time.Second, "routing table of host 0 holds the late joiner", func() bool {
+	polltest.For(t, 10*time.Second, "routing table of host 0 holds the late joiner", func() bool {
 		return c.dhts[0].RoutingTableSize() == 2
 	})
 	before := c.dhts[0].Stats().Republished
-	waitFor(t, 10*time.Second, "republished after the late joiner arrived", func() bool {
+	polltest.For(t, 10*time.Second, "republished after the late joiner arrived", func() bool {
 		return c.dhts[0].Stats().Republished > before
 	})
 
@@ -344,7 +345,7 @@ func TestForgedPutNeverReachesSink(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { attacker.Close() })
-	waitFor(t, 10*time.Second, "attacker's routing table", func() bool { return attacker.RoutingTable().Size() > 0 })
+	polltest.For(t, 10*time.Second, "attacker's routing table", func() bool { return attacker.RoutingTable().Size() > 0 })
 	if err := <-attacker.RefreshRoutingTable(); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestForgedPutNeverReachesSink(t *testing.T) {
 			t.Fatalf("attacker put: %v", err)
 		}
 	}
-	waitFor(t, 10*time.Second, "honest nodes refused both records", func() bool {
+	polltest.For(t, 10*time.Second, "honest nodes refused both records", func() bool {
 		for _, d := range c.dhts {
 			if d.Stats().IncomingInvalid < 2 { // a refused put may be sent again
 				return false

@@ -2,7 +2,6 @@ package dht_test
 
 import (
 	"bytes"
-	"context"
 	"testing"
 	"time"
 
@@ -47,13 +46,4 @@ func tamper(t testing.TB, raw []byte, old, new string) []byte {
 		t.Fatalf("cannot tamper %q -> %q", old, new)
 	}
 	return bytes.Replace(append([]byte(nil), raw...), []byte(old), []byte(new), 1)
-}
-
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if err := p2pnet.WaitFor(ctx, cond); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
 }

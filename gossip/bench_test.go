@@ -14,6 +14,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // Goals from the issue: a new card reaches every node within
@@ -68,7 +69,7 @@ func newBenchNet(b *testing.B) *benchNet {
 		b.Fatal(err)
 	}
 	bn.nodes = startNodes(b, nw, 0, benchNodes)
-	waitFor(b, 2*time.Minute, "meshes built", func() bool {
+	polltest.For(b, 2*time.Minute, "meshes built", func() bool {
 		for _, n := range bn.nodes {
 			peers := len(n.g.Peers())
 			if peers == 0 || n.g.MeshSize() < min(peers, 4) {
@@ -111,7 +112,7 @@ func BenchmarkCardPropagation(b *testing.B) {
 		if err := owner.g.Publish(ctx, card); err != nil {
 			b.Fatal(err)
 		}
-		waitFor(b, 30*time.Second, "card everywhere", func() bool {
+		polltest.For(b, 30*time.Second, "card everywhere", func() bool {
 			for _, n := range bn.nodes {
 				if n != owner && n.store.seq(owner.agent()) != seq {
 					return false
@@ -197,7 +198,7 @@ func newBaseline(b *testing.B, bn *benchNet) *baseline {
 			}
 		})
 	}
-	waitFor(b, time.Minute, "baseline topic peers", func() bool {
+	polltest.For(b, time.Minute, "baseline topic peers", func() bool {
 		for i, n := range bn.nodes {
 			if len(bl.topics[i].ListPeers()) < min(len(n.g.Peers()), 4) {
 				return false
@@ -224,7 +225,7 @@ func (bl *baseline) send(b *testing.B, k, size int) []time.Duration {
 	if err := bl.topics[k].Publish(context.Background(), data); err != nil {
 		b.Fatal(err)
 	}
-	waitFor(b, 30*time.Second, "baseline message everywhere", func() bool {
+	polltest.For(b, 30*time.Second, "baseline message everywhere", func() bool {
 		bl.mu.Lock()
 		defer bl.mu.Unlock()
 		got := 0

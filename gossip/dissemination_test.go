@@ -13,6 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestMissedGossipFoundInDHT runs the DHT and gossip together. The last
@@ -49,7 +50,7 @@ func TestMissedGossipFoundInDHT(t *testing.T) {
 		t.Fatal(err)
 	}
 	gossipers := startNodes(t, nw, 0, n-1)
-	waitFor(t, 15*time.Second, "meshes built", func() bool {
+	polltest.For(t, 15*time.Second, "meshes built", func() bool {
 		for _, g := range gossipers {
 			if g.g.MeshSize() == 0 {
 				return false
@@ -66,7 +67,7 @@ func TestMissedGossipFoundInDHT(t *testing.T) {
 	if err := dhts[4].PutCard(ctx, card); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "card at every gossiping node", func() bool {
+	polltest.For(t, 15*time.Second, "card at every gossiping node", func() bool {
 		for _, g := range gossipers {
 			if g != owner && g.store.seq(owner.agent()) != 1 {
 				return false

@@ -15,6 +15,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestCardReachesAll20 publishes a card from one of 20 nodes on a ring, so
@@ -38,7 +39,7 @@ func testCardReachesAll(t *testing.T, tr p2pnet.Transport, n int) {
 	if err := owner.g.Publish(ctx, card); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "card at all 19 other nodes", func() bool {
+	polltest.For(t, 15*time.Second, "card at all 19 other nodes", func() bool {
 		for _, n := range nodes {
 			if n != owner && n.store.seq(owner.agent()) != 1 {
 				return false
@@ -109,7 +110,7 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 		psCancel()
 	})
 	waitMeshed(t, all)
-	waitFor(t, 10*time.Second, "attacker sees node 0 on the topic", func() bool { return len(topic.ListPeers()) == 1 })
+	polltest.For(t, 10*time.Second, "attacker sees node 0 on the topic", func() bool { return len(topic.ListPeers()) == 1 })
 
 	publish := func(data []byte) {
 		t.Helper()
@@ -120,7 +121,7 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	attackerID := adp.AgentID(attacker.ID())
 	waitSeq := func(seq uint64) {
 		t.Helper()
-		waitFor(t, 15*time.Second, "attacker's own card everywhere", func() bool {
+		polltest.For(t, 15*time.Second, "attacker's own card everywhere", func() bool {
 			for _, n := range all {
 				if n.store.seq(attackerID) != seq {
 					return false
@@ -153,7 +154,7 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	v3 := newCard(t, attackerKey, 3, "mallory")
 	publish(v3.Raw())
 	waitSeq(3)
-	waitFor(t, 5*time.Second, "node 0 judged every message", func() bool {
+	polltest.For(t, 5*time.Second, "node 0 judged every message", func() bool {
 		s := all[0].g.Stats()
 		return s.Accepted+s.Rejected+s.Ignored == 2+uint64(len(bad))
 	})
@@ -176,7 +177,7 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	// invalid deliveries at -100 times their square put it at -1600, below
 	// the publish threshold; node 1, which relayed only good cards, stays
 	// at or above zero.
-	waitFor(t, 10*time.Second, "attacker's score below the publish threshold", func() bool {
+	polltest.For(t, 10*time.Second, "attacker's score below the publish threshold", func() bool {
 		s, ok := scores.score(attacker.ID())
 		return ok && s < gossip.ScoreThresholds().PublishThreshold
 	})

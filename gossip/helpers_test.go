@@ -14,6 +14,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // newCard returns a card signed by sk with the given seq and skills.
@@ -142,21 +143,12 @@ func newNet(t testing.TB, n int, topo p2pnet.Topology, opts ...p2pnet.Option) *p
 	return nw
 }
 
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if err := p2pnet.WaitFor(ctx, cond); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
 // waitMeshed waits until every node's mesh holds all its topic peers, or
 // at least meshLow of them: then a publication reaches every node.
 func waitMeshed(t testing.TB, nodes []*node) {
 	t.Helper()
 	const meshLow = 4 // below GossipSub's default D_lo of 5
-	waitFor(t, 15*time.Second, "meshes built", func() bool {
+	polltest.For(t, 15*time.Second, "meshes built", func() bool {
 		for _, n := range nodes {
 			conns := len(n.h.Network().Peers())
 			if conns == 0 || len(n.g.Peers()) < conns || n.g.MeshSize() < min(conns, meshLow) {

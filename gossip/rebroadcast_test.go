@@ -14,6 +14,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestRebroadcastReachesLateJoiner sets the own card before the node has
@@ -46,13 +47,13 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	if err := nw.Connect(ctx, 0, 1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "card at the first neighbour", func() bool { return b.store.seq(a.agent()) == 1 })
-	waitFor(t, 10*time.Second, "re-broadcasts relayed as refreshes", func() bool { return b.g.Stats().Refreshed >= 2 })
+	polltest.For(t, 10*time.Second, "card at the first neighbour", func() bool { return b.store.seq(a.agent()) == 1 })
+	polltest.For(t, 10*time.Second, "re-broadcasts relayed as refreshes", func() bool { return b.g.Stats().Refreshed >= 2 })
 
 	if err := nw.Connect(ctx, 2, 1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "card at the late joiner, two hops away", func() bool { return c.store.seq(a.agent()) == 1 })
+	polltest.For(t, 10*time.Second, "card at the late joiner, two hops away", func() bool { return c.store.seq(a.agent()) == 1 })
 	if len(c.h.Network().ConnsToPeer(a.h.ID())) != 0 {
 		t.Fatal("the late joiner connected to the owner: the test proves nothing")
 	}
@@ -61,7 +62,7 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	if err := a.g.SetOwnCard(v2); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "new card everywhere", func() bool {
+	polltest.For(t, 10*time.Second, "new card everywhere", func() bool {
 		return b.store.seq(a.agent()) == 2 && c.store.seq(a.agent()) == 2
 	})
 	if n := len(b.store.deliveries()); n != 2 {
@@ -75,7 +76,7 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	}
 	// Every re-broadcast b relayed reached its OnRefresh sink, with the
 	// held card's bytes, and only v1 or v2.
-	waitFor(t, 5*time.Second, "refreshes delivered to the sink", func() bool {
+	polltest.For(t, 5*time.Second, "refreshes delivered to the sink", func() bool {
 		refreshMu.Lock()
 		defer refreshMu.Unlock()
 		return uint64(len(refreshes)) >= 2

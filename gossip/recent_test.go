@@ -8,6 +8,7 @@ import (
 
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -50,18 +51,18 @@ func TestDroppedCardComesBack(t *testing.T) {
 		}
 	}
 	publish()
-	waitFor(t, 5*time.Second, "first copy", func() bool { return b.store.seq(a.agent()) == 1 })
+	polltest.For(t, 5*time.Second, "first copy", func() bool { return b.store.seq(a.agent()) == 1 })
 
 	b.store.forget(a.agent())
 	publish()
-	waitFor(t, 5*time.Second, "second copy relayed as a refresh", func() bool { return b.g.Stats().Refreshed == 1 })
+	polltest.For(t, 5*time.Second, "second copy relayed as a refresh", func() bool { return b.g.Stats().Refreshed == 1 })
 	if b.store.held(a.agent()) != nil {
 		t.Fatal("second copy delivered within the short-term memory")
 	}
 
 	clock.Advance(time.Minute)
 	publish()
-	waitFor(t, 5*time.Second, "third copy accepted", func() bool { return b.store.seq(a.agent()) == 1 })
+	polltest.For(t, 5*time.Second, "third copy accepted", func() bool { return b.store.seq(a.agent()) == 1 })
 	if s := b.g.Stats(); s.Accepted != 2 || s.Refreshed != 1 || s.Ignored != 0 || s.Rejected != 0 {
 		t.Fatalf("stats %+v, want 2 accepted, 1 refreshed", s)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 	ma "github.com/multiformats/go-multiaddr"
 
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -18,14 +19,14 @@ import (
 // dial back.
 func forgetPeer(t *testing.T, a, b *node.Node) {
 	t.Helper()
-	waitFor(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
+	polltest.For(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
 		rec, err := b.LookupCard(context.Background(), a.AgentID())
 		return err == nil && *rec.Card.Seq == *a.Card().Seq
 	})
 	a.Host().Peerstore().ClearAddrs(b.PeerID())
 	b.Host().Peerstore().ClearAddrs(a.PeerID())
 	b.Host().Network().ClosePeer(a.PeerID())
-	waitFor(t, 10*time.Second, "b disconnected from a", func() bool {
+	polltest.For(t, 10*time.Second, "b disconnected from a", func() bool {
 		return b.Host().Network().Connectedness(a.PeerID()) != network.Connected
 	})
 	b.Host().Peerstore().ClearAddrs(a.PeerID())

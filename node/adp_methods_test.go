@@ -11,6 +11,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // TestADPMethodsOverAITP calls a node's ADP methods as a remote peer does
@@ -53,7 +54,7 @@ func TestADPMethodsOverAITP(t *testing.T) {
 	if _, err := service.Advertise(ctx, cl, a.PeerID(), b.Card()); err != nil {
 		t.Fatalf("advertise own card: %v", err)
 	}
-	waitFor(t, 10*time.Second, "a to hold b's card", func() bool {
+	polltest.For(t, 10*time.Second, "a to hold b's card", func() bool {
 		recs, err := a.Cards(ctx)
 		if err != nil {
 			return false

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -20,7 +21,7 @@ import (
 func BenchmarkInvoke(b *testing.B) {
 	callee := startNode(b, testNode{name: "callee", demo: true})
 	caller := startNode(b, testNode{name: "caller", bootstrap: []string{addrOf(b, callee)}})
-	waitFor(b, 20*time.Second, "the caller holds the callee's card", func() bool { return caller.CardCount() == 2 })
+	polltest.For(b, 20*time.Second, "the caller holds the callee's card", func() bool { return caller.CardCount() == 2 })
 	body := []byte(`{"text":"` + strings.Repeat("x", 88) + `"}`)
 	ctx := context.Background()
 	direct := func(n int) time.Duration {
@@ -76,7 +77,7 @@ func BenchmarkDiscover(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	waitFor(b, 10*time.Second, "the index holds 201 cards", func() bool {
+	polltest.For(b, 10*time.Second, "the index holds 201 cards", func() bool {
 		r := discoverAPI(b, n, "local", `{"tags":["nlp/translation"],"limit":100,"min_score":0}`)
 		return len(r.Results) >= 200/len(topics)
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -27,7 +28,7 @@ func TestDirectoryHoldsEveryCard(t *testing.T) {
 		}))
 	}
 	t0 := time.Now()
-	waitFor(t, 30*time.Second, "the directory holds every card", func() bool {
+	polltest.For(t, 30*time.Second, "the directory holds every card", func() bool {
 		return dir.CardCount() == len(nodes)
 	})
 	t.Logf("directory full after %v", time.Since(t0))
@@ -38,7 +39,7 @@ func TestDirectoryHoldsEveryCard(t *testing.T) {
 	// A node that joins late and hears only the directory still finds any
 	// agent by scope=network, with the directory's provenance.
 	late := startNode(t, testNode{name: "latecomer", bootstrap: boot})
-	waitFor(t, 20*time.Second, "the latecomer knows the directory", func() bool {
+	polltest.For(t, 20*time.Second, "the latecomer knows the directory", func() bool {
 		for _, p := range late.PeerInfos() {
 			if p.Directory {
 				return true
@@ -81,7 +82,7 @@ func TestRestartKeepsCards(t *testing.T) {
 	a := startNode(t, testNode{name: "a", skills: []string{"test/a"}})
 	b := startNode(t, testNode{name: "b", skills: []string{"test/b"}, bootstrap: []string{addrOf(t, a)}})
 	c := startNode(t, testNode{name: "c", skills: []string{"test/c"}, bootstrap: []string{addrOf(t, a)}, noAPI: true})
-	waitFor(t, 20*time.Second, "b holds every card", func() bool { return b.CardCount() == 3 })
+	polltest.For(t, 20*time.Second, "b holds every card", func() bool { return b.CardCount() == 3 })
 
 	dataDir := b.DataDir()
 	if err := b.Close(); err != nil {
@@ -114,9 +115,9 @@ func TestStaleCardRefetched(t *testing.T) {
 	a := startNode(t, testNode{name: "a"})
 	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}, cardTTL: 1500 * time.Millisecond}) // the store refreshes an equal card only when that extends it by 1 s or more
 	ctx := context.Background()
-	waitFor(t, 20*time.Second, "b holds a's card", func() bool { return b.CardCount() == 2 })
+	polltest.For(t, 20*time.Second, "b holds a's card", func() bool { return b.CardCount() == 2 })
 	var first time.Time
-	waitFor(t, 20*time.Second, "a's card goes stale on b", func() bool {
+	polltest.For(t, 20*time.Second, "a's card goes stale on b", func() bool {
 		recs, _ := b.Cards(ctx)
 		for _, r := range recs {
 			if r.Card.ID == a.AgentID() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // newInternalNode initialises and builds (not starts) a node on loopback
@@ -34,20 +35,6 @@ func newInternalNode(t *testing.T, name string) *Node {
 	return n
 }
 
-// pollUntil polls cond until it holds or d passes.
-func pollUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		<-tick.C
-	}
-}
-
 // TestGreetsPeerIdentifiedBeforeStart: a peer connected and identified
 // between New and Start (as the DHT's bootstrap dial does) still gets the
 // node's card.
@@ -62,21 +49,21 @@ func TestGreetsPeerIdentifiedBeforeStart(t *testing.T) {
 	if err := b.host.Connect(ctx, a.host.Peerstore().PeerInfo(a.self)); err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	pollUntil(t, 10*time.Second, "a identified as an AITP peer", func() bool {
+	polltest.For(t, 10*time.Second, "a identified as an AITP peer", func() bool {
 		protos, err := b.host.Peerstore().SupportsProtocols(a.self, aitp.ProtocolID)
 		return err == nil && len(protos) > 0
 	})
 	if err := b.Start(ctx); err != nil {
 		t.Fatalf("Start b: %v", err)
 	}
-	pollUntil(t, 10*time.Second, "b to greet a peer identified before its Start", func() bool {
+	polltest.For(t, 10*time.Second, "b to greet a peer identified before its Start", func() bool {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		_, ok := b.greeted[a.self]
 		return ok
 	})
 	// The greeting is an adp.advertise: a holds b's card.
-	pollUntil(t, 10*time.Second, "a to hold b's card", func() bool {
+	polltest.For(t, 10*time.Second, "a to hold b's card", func() bool {
 		_, err := a.store.Card(ctx, b.agentID)
 		return err == nil
 	})

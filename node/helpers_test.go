@@ -92,20 +92,6 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		<-tick.C
-	}
-}
-
 // api sends a request to n's HTTP API and returns status and body.
 func api(t testing.TB, n *node.Node, method, path, body string) (int, string) {
 	t.Helper()

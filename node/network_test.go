@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/store"
 )
@@ -145,7 +146,7 @@ func TestThreeNodes(t *testing.T) {
 	}
 
 	// Interaction records: the successful calls count, ratings are kept.
-	waitFor(t, 10*time.Second, "the calls in the interaction records", func() bool {
+	polltest.For(t, 10*time.Second, "the calls in the interaction records", func() bool {
 		st, err := boot.Stats(context.Background(), demo.AgentID())
 		return err == nil && st.Calls >= 2 && st.Successes >= 2
 	})
@@ -174,7 +175,7 @@ func TestThreeNodes(t *testing.T) {
 	if err := demo.UpdateCard(context.Background(), func(c *adp.Card) { c.Skills = append(c.Skills, "text/reversal") }); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the updated card everywhere", func() bool {
+	polltest.For(t, 20*time.Second, "the updated card everywhere", func() bool {
 		for _, n := range []*node.Node{boot, tr} {
 			rec, err := n.LookupCard(context.Background(), demo.AgentID())
 			if err != nil || len(rec.Card.Skills) != 2 {
@@ -183,7 +184,7 @@ func TestThreeNodes(t *testing.T) {
 		}
 		return true
 	})
-	waitFor(t, 10*time.Second, "the updated card in the index", func() bool {
+	polltest.For(t, 10*time.Second, "the updated card in the index", func() bool {
 		return discoverAPI(t, tr, "local", `{"tags":["text/reversal"]}`).has(demo.AgentID())
 	})
 }
@@ -192,12 +193,8 @@ func TestThreeNodes(t *testing.T) {
 // the missing ones when it times out.
 func waitAllCards(t *testing.T, nodes []*node.Node) {
 	t.Helper()
-	var missing []string
-	deadline := time.Now().Add(20 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		missing = missing[:0]
+	polltest.Until(t, 20*time.Second, func() error {
+		var missing []string
 		for i, n := range nodes {
 			held := map[string]bool{}
 			recs, _ := n.Cards(context.Background())
@@ -210,33 +207,23 @@ func waitAllCards(t *testing.T, nodes []*node.Node) {
 				}
 			}
 		}
-		if len(missing) == 0 {
-			return
+		if len(missing) > 0 {
+			return fmt.Errorf("cards missing: %v", missing)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cards missing after 20s: %v", missing)
-		}
-		<-tick.C
-	}
+		return nil
+	})
 }
 
 // firstIs polls a local discovery on n until want ranks first.
 func firstIs(t *testing.T, n *node.Node, body, want string) {
 	t.Helper()
-	var last discoverReply
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		last = discoverAPI(t, n, "local", body)
+	polltest.Until(t, 10*time.Second, func() error {
+		last := discoverAPI(t, n, "local", body)
 		if len(last.Results) > 0 && last.Results[0].ID == want {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("discover %s: %v, want %s first", body, last.ids(), want)
-		}
-		<-tick.C
-	}
+		return fmt.Errorf("discover %s: %v, want %s first", body, last.ids(), want)
+	})
 }
 
 // TestInvokeByCardAddresses: the card carries the node's listen addresses,
@@ -254,7 +241,7 @@ func TestInvokeByCardAddresses(t *testing.T) {
 	if len(eps) == 0 || eps[0] != addrOf(t, a) {
 		t.Fatalf("card endpoints %v, want the listen addresses %v", eps, a.Addrs())
 	}
-	waitFor(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
+	polltest.For(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
 		rec, err := b.LookupCard(context.Background(), a.AgentID())
 		return err == nil && *rec.Card.Seq == *a.Card().Seq
 	})
@@ -262,7 +249,7 @@ func TestInvokeByCardAddresses(t *testing.T) {
 	// first call goes out on a new stream.)
 	b.Host().Peerstore().ClearAddrs(a.PeerID())
 	b.Host().Network().ClosePeer(a.PeerID())
-	waitFor(t, 10*time.Second, "b disconnected from a", func() bool {
+	polltest.For(t, 10*time.Second, "b disconnected from a", func() bool {
 		return b.Host().Network().Connectedness(a.PeerID()) != network.Connected
 	})
 	b.Host().Peerstore().ClearAddrs(a.PeerID())
@@ -285,9 +272,9 @@ func TestGossipRebroadcastRefreshesFreshness(t *testing.T) {
 		}
 		return rec
 	}
-	waitFor(t, 20*time.Second, "b to hold a's card", func() bool { return held() != nil })
+	polltest.For(t, 20*time.Second, "b to hold a's card", func() bool { return held() != nil })
 	first := held()
-	waitFor(t, 20*time.Second, "a re-broadcast to renew b's copy", func() bool {
+	polltest.For(t, 20*time.Second, "a re-broadcast to renew b's copy", func() bool {
 		rec := held()
 		return rec != nil && rec.ExpiresAt.After(first.ExpiresAt) && rec.ReceivedAt.After(first.ReceivedAt)
 	})

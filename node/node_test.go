@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/poll"
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -110,7 +113,7 @@ func TestStartCloseNoLeak(t *testing.T) {
 	// Two connected nodes that exchanged cards and a call, then closed.
 	a := startNode(t, testNode{name: "a", demo: true})
 	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
-	waitFor(t, 20*time.Second, "cards exchanged", func() bool { return a.CardCount() == 2 && b.CardCount() == 2 })
+	polltest.For(t, 20*time.Second, "cards exchanged", func() bool { return a.CardCount() == 2 && b.CardCount() == 2 })
 	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -121,14 +124,14 @@ func TestStartCloseNoLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("goroutines: %d before, %d after Close\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+	err = poll.Until(context.Background(), 10*time.Second, func() error {
+		if g := runtime.NumGoroutine(); g > before {
+			return fmt.Errorf("goroutines: %d before, %d after Close", before, g)
 		}
-		<-tick.C
+		return nil
+	})
+	if err != nil {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%v\n%s", err, buf[:runtime.Stack(buf, true)])
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -28,7 +29,7 @@ func importTwins(t *testing.T, n *node.Node, kx, ky byte) (string, string) {
 		}
 		ids = append(ids, c.ID)
 	}
-	waitFor(t, 10*time.Second, "both twins indexed", func() bool { return len(ranking(t, n, twinQuery)) == 2 })
+	polltest.For(t, 10*time.Second, "both twins indexed", func() bool { return len(ranking(t, n, twinQuery)) == 2 })
 	return ids[0], ids[1]
 }
 
@@ -117,11 +118,11 @@ func TestRankingFollowsFailureStreak(t *testing.T) {
 			t.Fatalf("invoke an agent without addresses: %v, want ErrUnreachable", err)
 		}
 	}
-	waitFor(t, 10*time.Second, "the failures recorded", func() bool {
+	polltest.For(t, 10*time.Second, "the failures recorded", func() bool {
 		st, err := n.Stats(context.Background(), first)
 		return err == nil && st.Failures == 3
 	})
-	waitFor(t, 10*time.Second, "the failures pushed to the ranking", func() bool {
+	polltest.For(t, 10*time.Second, "the failures pushed to the ranking", func() bool {
 		return firstOf(ranking(t, n, twinQuery), second, first)
 	})
 }
@@ -140,7 +141,7 @@ func TestAvailabilityFollowsCallsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := startNode(t, testNode{name: "caller", bootstrap: []string{addrOf(t, a)}})
-	waitFor(t, 20*time.Second, "b holds a's card with its constraints", func() bool {
+	polltest.For(t, 20*time.Second, "b holds a's card with its constraints", func() bool {
 		rec, err := b.LookupCard(ctx, a.AgentID())
 		return err == nil && *rec.Card.Seq == *a.Card().Seq
 	})
@@ -164,7 +165,7 @@ func TestAvailabilityFollowsCallsInFlight(t *testing.T) {
 		}
 		return 0, false
 	}
-	waitFor(t, 10*time.Second, "a available after a successful call", func() bool {
+	polltest.For(t, 10*time.Second, "a available after a successful call", func() bool {
 		v, ok := availability()
 		return ok && v == 1
 	})
@@ -195,7 +196,7 @@ func TestAvailabilityFollowsCallsInFlight(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("stream: %v", err)
 	}
-	waitFor(t, 10*time.Second, "a available again once the call ended", func() bool {
+	polltest.For(t, 10*time.Second, "a available again once the call ended", func() bool {
 		v, ok := availability()
 		return ok && v == 1
 	})

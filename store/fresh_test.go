@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -148,7 +149,7 @@ func TestBackgroundSweeper(t *testing.T) {
 	defer s.Close()
 	put(t, s, makeCard(t, newKey(t), cardSpec{seq: 1, ttl: 10}), store.SourceGossip)
 	clk.Advance(11 * time.Second)
-	waitFor(t, "the sweeper to remove the expired card", func() bool { return s.Count() == 0 })
+	polltest.For(t, 10*time.Second, "the sweeper to remove the expired card", func() bool { return s.Count() == 0 })
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -161,22 +161,6 @@ func put(t testing.TB, s *store.Store, c *adp.Card, src store.Source) bool {
 	return ok
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
-}
-
 // openMem opens an in-memory store, closed at the end of the test.
 func openMem(t testing.TB, opts ...store.Option) *store.Store {
 	t.Helper()

@@ -1,6 +1,10 @@
 package testnet
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/adpnode/adpnode/internal/poll"
+)
 
 // Sentinel errors. Functions wrap them with %w; test with errors.Is.
 var (
@@ -19,8 +23,9 @@ var (
 	// does not answer.
 	ErrNodeDown = errors.New("testnet: node is down")
 	// ErrTimeout reports a wait that ran out of time; the message names
-	// what was missing.
-	ErrTimeout = errors.New("testnet: timed out")
+	// what was missing. It is poll.ErrTimeout, so that every wait of the
+	// project is tested with one sentinel.
+	ErrTimeout = poll.ErrTimeout
 	// ErrAPI reports an error answer from a node's HTTP API.
 	ErrAPI = errors.New("testnet: node API error")
 )

@@ -106,7 +106,7 @@ func (t *Testnet) waitReady(ctx context.Context, i int) (*NodeStatus, error) {
 		lastErr error
 		died    bool
 	)
-	err = poll(ctx, t.cfg.startTimeout, func() bool {
+	err = pollCond(ctx, t.cfg.startTimeout, func() bool {
 		if !alive(n.PID, n.DataDir) {
 			died = true
 			return true

@@ -175,6 +175,6 @@ func signalGroup(pid int, sig syscall.Signal) {
 
 // waitGone polls until the process is gone, d passes or ctx ends.
 func waitGone(ctx context.Context, pid int, dataDir string, d time.Duration) bool {
-	err := poll(ctx, d, func() bool { return !alive(pid, dataDir) })
+	err := pollCond(ctx, d, func() bool { return !alive(pid, dataDir) })
 	return err == nil
 }

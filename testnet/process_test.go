@@ -209,7 +209,7 @@ func TestWaitFor(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := poll(ctx, time.Minute, func() bool { return false }); !errors.Is(err, context.Canceled) {
+	if err := pollCond(ctx, time.Minute, func() bool { return false }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled poll: %v", err)
 	}
 }

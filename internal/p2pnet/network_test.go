@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 func TestTopologies(t *testing.T) {
@@ -48,7 +49,7 @@ func TestTopologies(t *testing.T) {
 				}()
 				for i, h := range nw.Hosts() {
 					want := tc.peers(i, tc.n)
-					waitFor(t, 10*time.Second, func() bool { return connectedPeers(h.Network()) == want })
+					polltest.For(t, 10*time.Second, "the connections", func() bool { return connectedPeers(h.Network()) == want })
 					sk, err := nw.Key(i)
 					if err != nil {
 						t.Fatal(err)
@@ -96,7 +97,7 @@ func TestAddLateJoinerAndKeys(t *testing.T) {
 		t.Fatalf("late joiner index %d, len %d", idx, nw.Len())
 	}
 	h3, _ := nw.Host(3)
-	waitFor(t, 10*time.Second, func() bool { return connectedPeers(h3.Network()) == 2 })
+	polltest.For(t, 10*time.Second, "the connections", func() bool { return connectedPeers(h3.Network()) == 2 })
 	if _, err := nw.Host(4); !errors.Is(err, p2pnet.ErrBadIndex) {
 		t.Fatalf("Host(4) = %v, want ErrBadIndex", err)
 	}
@@ -174,15 +175,6 @@ func TestWithRandReproducible(t *testing.T) {
 	}
 	if slices.Equal(a, c) {
 		t.Fatal("different streams, same ids")
-	}
-}
-
-func waitFor(t *testing.T, d time.Duration, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	if err := p2pnet.WaitFor(ctx, cond); err != nil {
-		t.Fatalf("condition not met: %v", err)
 	}
 }
 
