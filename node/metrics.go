@@ -9,7 +9,8 @@ import (
 
 // metrics are the node's Prometheus metrics, on a registry of its own (no
 // global registration, so many nodes can share a process). Packages the
-// node wires (store, gossip) register theirs on the same registry.
+// node wires (store, gossip, and aitp's server and client) register theirs
+// on the same registry, so GET /metrics serves them all.
 type metrics struct {
 	reg      *prometheus.Registry
 	calls    *prometheus.CounterVec   // outbound invocations by method and status

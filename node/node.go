@@ -156,11 +156,11 @@ func New(cfg Config) (_ *Node, err error) {
 		closers = append(closers, func() error { n.agent.close(); return nil })
 	}
 
-	if n.server, err = aitp.NewServer(n.host, aitp.WithServerLogger(n.log)); err != nil {
+	if n.server, err = aitp.NewServer(n.host, aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.reg)); err != nil {
 		return nil, fmt.Errorf("node: aitp server: %w", err)
 	}
 	closers = append(closers, n.server.Close)
-	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log))
+	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.reg))
 	closers = append(closers, n.client.Close)
 
 	// Subscribe to peer identification before the DHT dials its bootstrap
