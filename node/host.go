@@ -9,11 +9,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
-	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
-	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
-	"github.com/libp2p/go-libp2p/p2p/security/noise"
-	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
-	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+
+	"github.com/adpnode/adpnode/internal/p2phost"
 )
 
 // Resource-manager sizing. libp2p scales its defaults with memory and file
@@ -61,36 +58,20 @@ func hostLimits(raised []protocol.ID) rcmgr.ConcreteLimitConfig {
 	return limits.Scale(rcmgrMemory, rcmgrFDs)
 }
 
-// newHost builds the libp2p host of a node: TCP and QUIC on listen, Noise,
+// newHost builds the libp2p host of a node with the builder the test
+// networks share (internal/p2phost): TCP and QUIC on listen, Noise,
 // yamux, fixed resource limits (raised for the given protocols) and a
 // connection manager with the given water marks. Metrics go nowhere
 // global; the node exports its own.
 func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int) (host.Host, error) {
-	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(hostLimits(raised)), rcmgr.WithMetricsDisabled())
-	if err != nil {
-		return nil, fmt.Errorf("node: resource manager: %w", err)
-	}
-	cm, err := connmgr.NewConnManager(low, high, connmgr.WithGracePeriod(time.Minute))
-	if err != nil {
-		rm.Close()
-		return nil, fmt.Errorf("node: connection manager: %w", err)
-	}
-	h, err := libp2p.New(
-		libp2p.Identity(sk),
-		libp2p.ListenAddrStrings(listen...),
-		libp2p.Transport(tcp.NewTCPTransport),
-		libp2p.Transport(quic.NewTransport),
-		libp2p.Security(noise.ID, noise.New),
-		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
-		libp2p.ResourceManager(rm),
-		libp2p.ConnectionManager(cm),
-		libp2p.DisableRelay(),
-		libp2p.DisableMetrics(),
+	h, err := p2phost.New(sk,
+		p2phost.WithListen(listen...),
+		p2phost.WithQUIC(),
+		p2phost.WithLimits(hostLimits(raised)),
+		p2phost.WithConnManager(low, high, time.Minute),
 	)
 	if err != nil {
-		cm.Close()
-		rm.Close()
-		return nil, fmt.Errorf("node: libp2p host: %w", err)
+		return nil, fmt.Errorf("node: %w", err)
 	}
 	return h, nil
 }

@@ -10,12 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node"
 )
 
 // DefaultInProcessListen is where in-process nodes listen: loopback TCP on
-// a port picked by the system.
-var DefaultInProcessListen = []string{"/ip4/127.0.0.1/tcp/0"}
+// a port picked by the system, as every host of the shared builder
+// (internal/p2phost) does by default.
+var DefaultInProcessListen = append([]string(nil), p2phost.DefaultListen...)
 
 // Network is an in-process testnet: n node.Node instances in this process,
 // on loopback TCP, with data directories on disk, built from the same

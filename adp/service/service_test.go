@@ -11,26 +11,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/p2phost"
 )
 
-// methodsHost starts a loopback TCP host with a fresh Ed25519 key.
+// methodsHost starts a loopback TCP host with a fresh Ed25519 key, built
+// as a node builds its own.
 func methodsHost(t *testing.T) (host.Host, crypto.PrivKey) {
 	t.Helper()
 	sk, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := libp2p.New(libp2p.Identity(sk), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"),
-		libp2p.NoTransports, libp2p.Transport(tcp.NewTCPTransport), libp2p.DisableRelay())
+	h, err := p2phost.New(sk)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,12 @@
 // real loopback TCP (127.0.0.1 port 0, Noise, yamux), connected in a chosen
 // topology.
 //
-// The tests of the dissemination packages and the testnet command share this
-// builder, so what the tests measure is what a testnet runs. It never imports
-// testing.
+// Its TCP hosts come from internal/p2phost, the builder of a node's host
+// (and so of every testnet node): the same identity, transports, security
+// and muxer, with a test network's policy of unlimited resources and no
+// connection trimming where a node pins limits and trims. Mocknet hosts are
+// mocknet's own. Only tests import this package, so the node binary does
+// not link mocknet. It never imports testing.
 //
 // # Types
 //

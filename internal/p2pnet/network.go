@@ -10,16 +10,13 @@ import (
 	"sync"
 
 	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
-	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
-	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
-	"github.com/libp2p/go-libp2p/p2p/security/noise"
-	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/adpnode/adpnode/internal/p2phost"
 )
 
 // Network is a set of in-process libp2p hosts. It is safe for concurrent use.
@@ -129,29 +126,14 @@ func (nw *Network) addMock(sk crypto.PrivKey, idx int) (host.Host, error) {
 	return h, nil
 }
 
-// newTCPHost builds a host listening on 127.0.0.1 port 0 with TCP, Noise and
-// yamux only, no relay, unlimited resources and no connection trimming:
-// a testnet wants every connection it asked for.
+// newTCPHost builds a host listening on 127.0.0.1 port 0 with the
+// builder a node uses (internal/p2phost), on TCP only, with its defaults
+// of unlimited resources and no connection trimming: a test network wants
+// every connection it asked for.
 func newTCPHost(sk crypto.PrivKey, extra []libp2p.Option) (host.Host, error) {
-	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(rcmgr.InfiniteLimits))
+	h, err := p2phost.New(sk, p2phost.WithListen("/ip4/127.0.0.1/tcp/0"), p2phost.WithLibp2pOptions(extra...))
 	if err != nil {
-		return nil, fmt.Errorf("p2pnet: resource manager: %w", err)
-	}
-	opts := []libp2p.Option{
-		libp2p.Identity(sk),
-		libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"),
-		libp2p.NoTransports,
-		libp2p.Transport(tcp.NewTCPTransport),
-		libp2p.Security(noise.ID, noise.New),
-		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
-		libp2p.DisableRelay(),
-		libp2p.DisableMetrics(),
-		libp2p.ResourceManager(rm),
-		libp2p.ConnectionManager(connmgr.NullConnMgr{}),
-	}
-	h, err := libp2p.New(append(opts, extra...)...)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("p2pnet: new tcp host: %w", err), rm.Close())
+		return nil, fmt.Errorf("p2pnet: tcp host: %w", err)
 	}
 	return h, nil
 }
