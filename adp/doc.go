@@ -45,7 +45,9 @@
 // DiscoverRequest, DiscoverResponse and DiscoverResult are the wire types
 // of adp.discover (ADP 4.3 with the discovery profile's fields).
 // ParseDiscoverRequest decodes a request strictly, reports problems by
-// JSON Pointer and applies the defaults.
+// JSON Pointer and applies the defaults. Serving and calling the ADP
+// methods over AITP is package adp/service; adp itself knows nothing of
+// the invocation layer.
 //
 // # Concurrency
 //
