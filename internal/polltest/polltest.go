@@ -1,6 +1,3 @@
-// Package polltest is package poll for tests: Until fails the test with
-// the last error the condition returned when it does not hold in time.
-// Only tests import it.
 package polltest
 
 import (
