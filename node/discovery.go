@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
 )
 
@@ -90,7 +91,9 @@ func NewDiscovery(opts ...DiscoveryOption) (*Discovery, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	idx, err := scoring.New(cfg.scoring...)
+	// Tags default to the standard taxonomy; a WithScoring(WithTags) given
+	// by the caller (the node passes its own) comes later and wins.
+	idx, err := scoring.New(append([]scoring.Option{scoring.WithTags(tag.Default())}, cfg.scoring...)...)
 	if err != nil {
 		return nil, fmt.Errorf("node: discovery: %w", err)
 	}

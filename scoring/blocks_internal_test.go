@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/adpnode/adpnode/adp/tag"
 )
 
 func TestGallop(t *testing.T) {
@@ -27,7 +29,7 @@ func TestGallop(t *testing.T) {
 // documents replaced and deleted (dead ones still counted) and after
 // compaction (bounds rebuilt).
 func TestBlockBoundsHold(t *testing.T) {
-	x, err := New(WithCompactRatio(1e9))
+	x, err := New(WithTags(tag.Default()), WithCompactRatio(1e9))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
@@ -12,7 +13,7 @@ import (
 // Searches run while documents and signals change; run with -race.
 func TestConcurrentUse(t *testing.T) {
 	g := synthetic.New(11)
-	x, err := scoring.New()
+	x, err := scoring.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestConcurrentUse(t *testing.T) {
 // Hostile queries never panic and always produce consistent evidence.
 func FuzzSearch(f *testing.F) {
 	g := synthetic.New(5)
-	x, err := scoring.New()
+	x, err := scoring.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -93,6 +94,6 @@ func FuzzSearch(f *testing.F) {
 				t.Fatalf("hit %+v: evidence does not add up", h)
 			}
 		}
-		_ = x.Taxonomy().Normalize(tag)
+		_ = x.Tags().Normalize(tag)
 	})
 }

@@ -65,12 +65,12 @@ func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
 		if i >= maxDocTags {
 			break
 		}
-		cl := clean(raw)
+		cl := c.tags.Clean(raw)
 		if cl == "" || seenTag[cl] {
 			continue
 		}
 		seenTag[cl] = true
-		out.tags = append(out.tags, docTag{raw: cl, canon: c.tax.Normalize(cl)})
+		out.tags = append(out.tags, docTag{raw: cl, canon: c.tags.Normalize(cl)})
 		add(fieldSkills, strings.ReplaceAll(cl, "/", " "))
 	}
 	for _, t := range d.Tools {
@@ -112,7 +112,7 @@ func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
 	}
 	seenP := make(map[string]bool)
 	for _, p := range d.Protocols {
-		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !seenP[p] && len(p) <= MaxTagLen {
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !seenP[p] && len(p) <= maxTagLen {
 			seenP[p] = true
 			out.protos = append(out.protos, p)
 		}

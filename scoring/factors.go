@@ -426,12 +426,12 @@ func (c *config) prepare(q Query) *prepared {
 
 // queryTag parses one query tag: "nlp/*" is a prefix query.
 func (c *config) queryTag(raw string) (qtag, bool) {
-	display := clean(raw)
+	display := c.tags.Clean(raw)
 	base, prefix := display, false
 	if strings.HasSuffix(base, "/*") {
 		base, prefix = strings.TrimSuffix(base, "/*"), true
 	}
-	canon := c.tax.Normalize(base)
+	canon := c.tags.Normalize(base)
 	if canon == "" || strings.ContainsRune(canon, '*') {
 		return qtag{}, false
 	}
@@ -442,11 +442,11 @@ func (c *config) queryTag(raw string) (qtag, bool) {
 // into direct and expanded matches. A match is direct when the query tag
 // is not a prefix query and the document declares the very same tag;
 // every other match (alias, parent, prefix) is expanded.
-func tagEvidence(soft []qtag, tags []docTag) (matched, expanded []string) {
+func tagEvidence(tv Tags, soft []qtag, tags []docTag) (matched, expanded []string) {
 	for _, q := range soft {
 		hit, direct := false, false
 		for _, t := range tags {
-			if covers(q.canon, t.canon) {
+			if tv.Covers(q.canon, t.canon) {
 				hit = true
 				if !q.prefix && t.canon == q.canon && t.raw == q.raw {
 					direct = true

@@ -157,8 +157,8 @@ func New(opts ...Option) (*Index, error) {
 // Weights returns the configured weights.
 func (x *Index) Weights() Weights { return x.cfg.weights }
 
-// Taxonomy returns the taxonomy the index normalizes tags with.
-func (x *Index) Taxonomy() *Taxonomy { return x.cfg.tax }
+// Tags returns the tag vocabulary the index normalizes tags with.
+func (x *Index) Tags() Tags { return x.cfg.tags }
 
 // Len returns the number of live documents.
 func (x *Index) Len() int {
@@ -383,7 +383,10 @@ func (x *Index) canon(tag string) uint32 {
 	if cn, ok := x.canonIDs[tag]; ok {
 		return cn
 	}
-	anc := ancestors(tag)
+	anc := x.cfg.tags.Paths(tag)
+	if len(anc) == 0 {
+		anc = []string{tag}
+	}
 	ids := make([]uint32, len(anc))
 	// Parents first, so that their numbers exist.
 	for i := len(anc) - 1; i >= 1; i-- {

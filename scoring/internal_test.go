@@ -115,22 +115,3 @@ func TestFactors(t *testing.T) {
 		}
 	}
 }
-
-func TestCovers(t *testing.T) {
-	tests := []struct {
-		q, tag string
-		want   bool
-	}{
-		{"nlp", "nlp", true},
-		{"nlp", "nlp/translation", true},
-		{"nlp", "nlp/text/sentiment", true},
-		{"nlp/translation", "nlp", false},
-		{"nlp", "nlpx/translation", false},
-		{"nlp/trans", "nlp/translation", false},
-	}
-	for _, tt := range tests {
-		if got := covers(tt.q, tt.tag); got != tt.want {
-			t.Errorf("covers(%q, %q) = %v", tt.q, tt.tag, got)
-		}
-	}
-}

@@ -226,7 +226,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if !n.pass(d, p, nowNs) {
 			continue
 		}
-		nm, ne := tagEvidence(p.soft, d.tags)
+		nm, ne := tagEvidence(n.cfg.tags, p.soft, d.tags)
 		tagF := 0.0
 		if len(p.soft) > 0 {
 			tagF = float64(len(nm)+len(ne)) / float64(len(p.soft))
@@ -328,7 +328,7 @@ func (n *Naive) pass(d *naiveDoc, p *prepared, now int64) bool {
 	}
 	has := func(q string) bool {
 		for _, t := range d.tags {
-			if covers(q, t.canon) {
+			if n.cfg.tags.Covers(q, t.canon) {
 				return true
 			}
 		}

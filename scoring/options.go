@@ -13,7 +13,7 @@ type config struct {
 	weights      Weights
 	fields       [numFields]float64
 	k1, b        float64
-	tax          *Taxonomy
+	tags         Tags
 	an           analyzer
 	availWindow  time.Duration
 	coldTasks    int
@@ -28,7 +28,7 @@ func defaultConfig() config {
 		fields:       DefaultFieldWeights.array(),
 		k1:           DefaultK1,
 		b:            DefaultB,
-		tax:          DefaultTaxonomy(),
+		tags:         exactTags{},
 		an:           analyzer{stem: true, stopwords: true},
 		availWindow:  DefaultAvailabilityWindow,
 		coldTasks:    DefaultColdStartTasks,
@@ -103,14 +103,17 @@ func WithBM25(k1, b float64) Option {
 	}
 }
 
-// WithTaxonomy replaces the built-in tag taxonomy (see NewTaxonomy to
-// extend it).
-func WithTaxonomy(t *Taxonomy) Option {
+// WithTags sets the tag vocabulary tags are cleaned, normalized and
+// matched with: pass adp/tag's taxonomy (tag.Default() or the node's
+// own). Without it a tag matches only the very same string: no case
+// folding, no aliases and no parent matches, which is right only for
+// tags already canonical on both sides.
+func WithTags(t Tags) Option {
 	return func(c *config) error {
 		if t == nil {
-			return fmt.Errorf("%w: nil taxonomy", ErrBadOption)
+			return fmt.Errorf("%w: nil tags", ErrBadOption)
 		}
-		c.tax = t
+		c.tags = t
 		return nil
 	}
 }

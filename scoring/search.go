@@ -351,7 +351,7 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 	}
 	for i := range res.Hits {
 		hit := &res.Hits[i]
-		hit.MatchedTags, hit.ExpandedTags = tagEvidence(p.soft, x.docTags(x.byID[hit.ID]))
+		hit.MatchedTags, hit.ExpandedTags = tagEvidence(x.cfg.tags, p.soft, x.docTags(x.byID[hit.ID]))
 		c := &hit.Components
 		if x.cfg.floor > 0 && p.w.Tag*c.Tag+p.w.Semantic*max(c.Context, c.Example) < x.cfg.floor*droppedUB {
 			return res, false

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
 )
 
@@ -36,6 +37,7 @@ func corpus() []scoring.Doc {
 // engines returns an index and a naive scorer over the same documents.
 func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*scoring.Index, *scoring.Naive) {
 	t.Helper()
+	opts = append([]scoring.Option{scoring.WithTags(tag.Default())}, opts...)
 	x, err := scoring.New(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +368,7 @@ func TestSignalsRank(t *testing.T) {
 // rank like pulled ones.
 func TestPushedSignals(t *testing.T) {
 	good := scoring.Signals{Calls: 50, Successes: 50, CompletedTasks: 50, RatingCount: 10, RatingSum: 50, LastSeen: t0}
-	x, err := scoring.New()
+	x, err := scoring.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,5 +407,42 @@ func TestHostileQuery(t *testing.T) {
 	r := search(t, x, nv, q, nil)
 	if len(r.Warnings) == 0 {
 		t.Error("no warnings for an oversized query")
+	}
+}
+
+// TestTagSpellings ranks an agent declaring "Text_Analysis" and "py" for
+// every spelling adp/tag's taxonomy maps to the same canonical tag, the
+// same spellings the DHT finds it under; without the taxonomy tags match
+// only as spelled.
+func TestTagSpellings(t *testing.T) {
+	docs := []scoring.Doc{
+		{ID: "a1", Name: "Analyst", Tags: []string{"Text_Analysis", "py"}},
+		{ID: "a2", Name: "Painter", Tags: []string{"creative/design"}},
+	}
+	x, nv := engines(t, docs)
+	for _, q := range []string{"text-analysis", "Text_Analysis", "text analysis", "python", "Python", "coding/python", "coding"} {
+		for name, res := range map[string]scoring.Result{
+			"index": x.Search(scoring.Query{Tags: []string{q}}, nil, t0),
+			"naive": nv.Search(scoring.Query{Tags: []string{q}}, nil, t0),
+		} {
+			if len(res.Hits) != 1 || res.Hits[0].ID != "a1" || res.Hits[0].Components.Tag != 1 {
+				t.Errorf("%s: tag %q: hits %+v, want a1 alone with tag factor 1", name, q, res.Hits)
+			}
+		}
+	}
+	plain, err := scoring.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := plain.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := plain.Search(scoring.Query{Tags: []string{"python"}}, nil, t0); len(res.Hits) != 0 {
+		t.Errorf("without tags: python = %+v, want no hit", res.Hits)
+	}
+	if res := plain.Search(scoring.Query{Tags: []string{"Text_Analysis"}}, nil, t0); len(res.Hits) != 1 {
+		t.Errorf("without tags: the declared spelling = %+v, want one hit", res.Hits)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/scoring/eval"
@@ -97,7 +98,7 @@ type benchQuery struct {
 // the plain BM25 baseline (equal field weights, no stemming, no relevance
 // floor, the semantic factor alone).
 func rankerOptions(o benchDiscoverOpts) []scoring.Option {
-	var opts []scoring.Option
+	opts := []scoring.Option{scoring.WithTags(tag.Default())}
 	if o.baseline {
 		opts = append(opts,
 			scoring.WithWeights(scoring.Weights{Semantic: 1}),
