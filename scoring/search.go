@@ -29,6 +29,8 @@ import (
 // their score (exact for agents without signals) and fully scored from
 // the best bucket down, stopping once no remaining candidate can beat the
 // k-th best score. Signals are looked up only for the candidates scored.
+//
+// The phases are the methods of searcher, in the order search calls them.
 func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 	res, ok := x.search(q, signals, now, true)
 	if !ok {
@@ -38,30 +40,108 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 }
 
 // search is Search. With dropTags it releases the tag matches that cannot
-// reach the k-th best score before reading the terms (dropTagDocs); their
+// reach the k-th best score before reading the terms (releaseTags); their
 // relevance is then only bounded, so the relevance floor may come out
 // lower than it is, and search reports false when a hit is below the
 // floor that bound would allow: the caller searches again without.
 func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool) (Result, bool) {
 	p := x.cfg.prepare(q)
-	res := Result{Weights: p.w, Warnings: p.warnings}
+	sr := searcher{x: x, p: p, signals: signals, now: now, nowNs: now.UnixNano()}
+	sr.res = Result{Weights: p.w, Warnings: p.warnings}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	required := x.canonNums(p.required)
-	excluded := x.canonNums(p.excluded)
-	if len(required) < len(p.required) {
-		return res, true // a required tag that no document declares
+	if !sr.resolveFilters() {
+		return sr.res, true
 	}
-	s := x.getScratch()
-	defer x.putScratch(s)
-	protoMask, protoOther := x.protoMask(p.protocols)
-	nowNs := now.UnixNano()
-	pass := func(d uint32) bool {
-		m := &x.meta[d]
-		return m.alive && x.pass(d, m, p, required, excluded, protoMask, protoOther, nowNs)
+	sr.s = x.getScratch()
+	defer x.putScratch(sr.s)
+	sr.matchTags()
+	sr.planTerms()
+	sr.seedTheta()
+	if dropTags {
+		sr.releaseTags()
 	}
+	sr.scoreTerms()
+	sr.bucket()
+	sr.complete()
+	return sr.res, sr.finish()
+}
 
-	// 1. Tags: count matched query tags per document.
+// searcher is one search under the index's read lock: the prepared query,
+// the scratch space of the documents touched, and the bounds the phases
+// pass on to each other. Every bound only ever tightens: lb and theta
+// grow, closed and closedPlain once set stay set.
+type searcher struct {
+	x       *Index
+	p       *prepared
+	signals SignalFunc
+	now     time.Time
+	nowNs   int64
+	res     Result
+	s       *scratch
+
+	// Hard filters resolved to canon numbers and protocol bits.
+	required, excluded []uint32
+	protoMask          uint64
+	protoOther         []string
+
+	// The text part of the query, rarest term first, and the per-block
+	// bounds of its terms (nil without terms).
+	qts []queryTerm
+	tq  textQuery
+	bq  *blockQuery
+
+	// lb is a lower bound of the best relevance among the documents that
+	// pass the filters; bestAcc the largest context sum of such a
+	// document so far.
+	lb, bestAcc float64
+	// theta is a lower bound of the final k-th best score (-Inf while
+	// unknown); thetaTries counts its recomputations.
+	theta      float64
+	thetaTries int
+	// zeroOther bounds what the factors other than relevance add to an
+	// agent without signals (all of them, p.other, when signals are
+	// pulled).
+	zeroOther float64
+	// droppedUB bounds the relevance of the tag matches releaseTags let
+	// go (-Inf when none).
+	droppedUB float64
+	// closed: admit no new documents; closedPlain: admit only agents with
+	// signals (the others' scores are bounded exactly).
+	closed, closedPlain bool
+
+	// floor is the final relevance floor (bucket); h the k best hits
+	// (complete).
+	floor float64
+	h     hitHeap
+}
+
+// pass reports whether live document d passes the hard filters.
+func (sr *searcher) pass(d uint32) bool {
+	m := &sr.x.meta[d]
+	return m.alive && sr.x.pass(d, m, sr.p, sr.required, sr.excluded, sr.protoMask, sr.protoOther, sr.nowNs)
+}
+
+// resolveFilters turns the required and excluded tags and the protocols
+// into numbers. It reports false when no document can pass: a required
+// tag that no document declares.
+func (sr *searcher) resolveFilters() bool {
+	x, p := sr.x, sr.p
+	sr.required = x.canonNums(p.required)
+	sr.excluded = x.canonNums(p.excluded)
+	if len(sr.required) < len(p.required) {
+		return false
+	}
+	sr.protoMask, sr.protoOther = x.protoMask(p.protocols)
+	return true
+}
+
+// matchTags counts the matched query tags of every document that declares
+// one (a filter-only query touches every live document) and sets lb to
+// the best tag relevance among those that pass the filters. Afterwards
+// the tag factor of every touched document is exact.
+func (sr *searcher) matchTags() {
+	x, p, s := sr.x, sr.p, sr.s
 	for _, qt := range p.soft {
 		cn, ok := x.canonIDs[qt.canon]
 		if !ok {
@@ -81,19 +161,21 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 			}
 		}
 	}
-	// lb is a lower bound of the best relevance among the documents that
-	// pass the filters: it only grows as terms are added.
-	lb := 0.0
 	if len(p.soft) > 0 && len(p.terms) > 0 && x.cfg.floor > 0 {
 		for _, d := range s.touched {
-			if v := p.w.Tag * float64(s.docs[d].tagN) / float64(len(p.soft)); v > lb && pass(d) {
-				lb = v
+			if v := p.w.Tag * float64(s.docs[d].tagN) / float64(len(p.soft)); v > sr.lb && sr.pass(d) {
+				sr.lb = v
 			}
 		}
 	}
+}
 
-	// 2. Text: BM25F over the context fields and BM25 per example, term
-	// at a time, rarest term first.
+// planTerms looks the query terms up, orders them rarest first and
+// computes each term's upper bound on a context and an example score
+// (queryTerm.ubCtx, ubEx), plus the per-block bounds (initBlocks). No
+// posting is read yet.
+func (sr *searcher) planTerms() {
+	x, p := sr.x, sr.p
 	n := x.live
 	avg, exAvg := lengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
 	norms := x.cfg.norms(&avg)
@@ -111,142 +193,202 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 	for i := range qts {
 		qts[i].ubCtx, qts[i].ubEx = x.cfg.termBounds(&qts[i], &avg, exAvg)
 	}
-	tq := textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: &avg, norms: norms, exAvg: exAvg}
-	// closed: admit no new documents; closedPlain: admit only agents
-	// with signals (the others' scores are bounded exactly).
-	closed, closedPlain := false, false
-	zeroOther := x.zeroOther(p)
-	// Per block, the same tests with the bound of the block (blocks.go).
-	var bq *blockQuery
+	sr.qts = qts
+	sr.tq = textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: &avg, norms: norms, exAvg: exAvg}
 	if !p.filterOnly && len(qts) > 0 {
-		bq = x.initBlocks(s, &tq)
+		sr.bq = x.initBlocks(sr.s, &sr.tq)
 	}
-	thetaTries := 0
-	theta := math.Inf(-1) // a lower bound of the final k-th best score
-	if signals != nil {   // pulled signals: nothing is known before scoring
-		zeroOther, thetaTries = p.other, maxThetaTries
-	} else if !p.filterOnly && len(qts) > 0 {
-		theta = x.preTheta(s, p, pass, &tq, now)
-	}
-	droppedUB := math.Inf(-1) // bounds the relevance of the tag matches dropped
-	if dropTags && bq != nil && len(p.soft) > 0 && !math.IsInf(theta, -1) {
-		held := len(s.touched)
-		droppedUB = x.dropTagDocs(s, p, bq, &tq, theta, zeroOther)
-		res.Released = held - len(s.touched)
-	}
-	bestAcc := 0.0 // the largest context sum of a document that passes the filters
-	for j := range qts {
-		qt := &qts[j]
-		if j > 0 {
-			x.dropBlocks(bq, &qts[j-1], &tq)
-		}
-		if !closed && !p.filterOnly {
-			// Only the terms not processed yet can still add to a score.
-			restCtx, restEx := restBounds(qts[j:])
-			ub := p.w.Semantic*x.cfg.semanticBound(restCtx, idfSum, restEx, exIdfSum) + 1e-9
-			if x.cfg.floor > 0 {
-				// A document only the remaining terms reach stays below
-				// the relevance floor.
-				lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
-				closed = ub < x.cfg.floor*lb
-			}
-			closed = closed || ub+p.other < p.minScore
-			closedPlain = closed || closedPlain || ub+zeroOther < p.minScore
-			// Or it cannot reach the k-th best score so far: a bound
-			// found earlier still holds (final scores only grow), so it
-			// is tried first and recomputed only when it falls short.
-			closed = closed || ub+p.other < theta
-			closedPlain = closed || closedPlain || ub+zeroOther < theta
-			if !closedPlain && j > 0 && thetaTries < maxThetaTries && restPostings(qts[j:]) > len(s.touched) {
-				thetaTries++
-				theta = max(theta, x.theta(s, p, pass, &tq, j, zeroOther, ub, now))
-				closed = ub+p.other < theta
-				closedPlain = closed || ub+zeroOther < theta
-			}
-		}
-		po := qt.po
-		if po == nil {
-			continue
-		}
-		// addDoc and addExample add context posting i of document d and
-		// example posting i of example e to their sums, the same
-		// arithmetic whether the posting was scanned or looked up.
-		addDoc := func(i int, d uint32) {
-			tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, norms)
-			if tf == 0 {
-				return
-			}
-			s.touch(d)
-			ds := &s.docs[d]
-			ds.acc += qt.idf * x.cfg.saturate(tf)
-			if ds.acc > bestAcc && pass(d) {
-				bestAcc = ds.acc
-			}
-		}
-		addExample := func(i int, e, d uint32) {
-			if s.exAcc[e] == 0 {
-				s.exTouched = append(s.exTouched, e)
-				s.touch(d)
-			}
-			s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
-		}
-		if closed && len(s.touched)*lookupRatio < len(po.docs)+len(po.ex) {
-			// Only the held documents take this term: look them up.
-			held := s.sortedHeld()
-			i, found := 0, 0
-			for _, d := range held {
-				if i = gallop(po.docs, i, d); i == len(po.docs) {
-					break
-				}
-				if po.docs[i] == d {
-					found++
-					addDoc(i, d)
-				}
-			}
-			i = 0
-			for _, d := range held {
-				m := &x.meta[d]
-				for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
-					if i = gallop(po.ex, i, e); i == len(po.ex) {
-						break
-					}
-					if po.ex[i] == e {
-						addExample(i, e, d)
-					}
-				}
-			}
-			res.Skipped += len(po.docs) - found
-			continue
-		}
-		// bq is set whenever there are terms.
-		state := x.blockStates(bq, p, &tq, closed, closedPlain, lb, theta, zeroOther)
-		for i, d := range po.docs {
-			if st := state[d>>blockShift]; st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0) {
-				res.Skipped++
-				continue
-			}
-			if x.flags[d]&flagAlive != 0 {
-				addDoc(i, d)
-			}
-		}
-		for i, e := range po.ex {
-			d := x.exDoc[e]
-			if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
-				continue
-			}
-			addExample(i, e, d)
-		}
-	}
-	x.bestExamples(s, exIdfSum)
+}
 
-	// 3. The relevance part of the score, bucketed by an upper bound of
-	// the whole score: relevance plus the most the other factors can add.
-	// For an agent without signals they are known exactly (zero signals),
-	// so only agents with signals carry the full bound. The hard filters
-	// are checked lazily, only for the documents examined below.
-	pull := signals != nil
-	lb = max(lb, p.w.Semantic*x.cfg.contextScore(bestAcc, idfSum))
-	floorLB := x.cfg.floor * lb // below it a document is below the final floor too
+// seedTheta sets the first lower bound of the final k-th best score. With
+// pushed signals it completes documents before any term is read
+// (preTheta); the bound holds because final scores only grow. With
+// pulled signals nothing is known before scoring: theta stays -Inf and
+// every agent is bounded as one with signals.
+func (sr *searcher) seedTheta() {
+	x, p := sr.x, sr.p
+	sr.theta = math.Inf(-1)
+	sr.droppedUB = math.Inf(-1)
+	sr.zeroOther = x.zeroOther(p)
+	if sr.signals != nil {
+		sr.zeroOther, sr.thetaTries = p.other, maxThetaTries
+	} else if !p.filterOnly && len(sr.qts) > 0 {
+		sr.theta = x.preTheta(sr.s, p, sr.pass, &sr.tq, sr.now)
+	}
+}
+
+// releaseTags lets go of the tag matches whose score bound is below theta
+// (dropTagDocs), so that they neither hold blocks open nor need lookups.
+// Their relevance is bounded by droppedUB, which finish checks the hits
+// against.
+func (sr *searcher) releaseTags() {
+	if sr.bq == nil || len(sr.p.soft) == 0 || math.IsInf(sr.theta, -1) {
+		return
+	}
+	held := len(sr.s.touched)
+	sr.droppedUB = sr.x.dropTagDocs(sr.s, sr.p, sr.bq, &sr.tq, sr.theta, sr.zeroOther)
+	sr.res.Released = held - len(sr.s.touched)
+}
+
+// scoreTerms reads the postings term at a time, rarest first: BM25F over
+// the context fields and BM25 per example. Before each term it tightens
+// the bounds (tighten); a term is then read by looking the held documents
+// up (lookupTerm) or by scanning its postings block by block (scanTerm).
+// Afterwards every held document has its exact context and example sums;
+// a document not held cannot reach the relevance floor or theta.
+func (sr *searcher) scoreTerms() {
+	for j := range sr.qts {
+		if j > 0 {
+			sr.x.dropBlocks(sr.bq, &sr.qts[j-1], &sr.tq)
+		}
+		if !sr.closed && !sr.p.filterOnly {
+			sr.tighten(j)
+		}
+		qt := &sr.qts[j]
+		if qt.po == nil {
+			continue
+		}
+		if sr.closed && len(sr.s.touched)*lookupRatio < len(qt.po.docs)+len(qt.po.ex) {
+			sr.lookupTerm(qt)
+			continue
+		}
+		sr.scanTerm(qt)
+	}
+	sr.x.bestExamples(sr.s, sr.tq.exIdfSum)
+}
+
+// tighten bounds what terms j and later can still add to a score and
+// closes the index to new documents (closed), or to new agents without
+// signals (closedPlain), once that cannot lift a document they alone
+// reach to the relevance floor of lb, to the minimum score, or to theta.
+// It recomputes theta (at most maxThetaTries times) when that is what
+// falls short and the remaining postings outnumber the held documents.
+func (sr *searcher) tighten(j int) {
+	x, p := sr.x, sr.p
+	restCtx, restEx := restBounds(sr.qts[j:])
+	ub := p.w.Semantic*x.cfg.semanticBound(restCtx, sr.tq.idfSum, restEx, sr.tq.exIdfSum) + 1e-9
+	closed, closedPlain := false, sr.closedPlain
+	if x.cfg.floor > 0 {
+		// A document only the remaining terms reach stays below the
+		// relevance floor.
+		sr.lb = max(sr.lb, p.w.Semantic*x.cfg.contextScore(sr.bestAcc, sr.tq.idfSum))
+		closed = ub < x.cfg.floor*sr.lb
+	}
+	closed = closed || ub+p.other < p.minScore
+	closedPlain = closed || closedPlain || ub+sr.zeroOther < p.minScore
+	// Or it cannot reach the k-th best score so far: a bound found
+	// earlier still holds (final scores only grow), so it is tried first
+	// and recomputed only when it falls short.
+	closed = closed || ub+p.other < sr.theta
+	closedPlain = closed || closedPlain || ub+sr.zeroOther < sr.theta
+	if !closedPlain && j > 0 && sr.thetaTries < maxThetaTries && restPostings(sr.qts[j:]) > len(sr.s.touched) {
+		sr.thetaTries++
+		sr.theta = max(sr.theta, x.theta(sr.s, p, sr.pass, &sr.tq, j, sr.zeroOther, ub, sr.now))
+		closed = ub+p.other < sr.theta
+		closedPlain = closed || ub+sr.zeroOther < sr.theta
+	}
+	sr.closed, sr.closedPlain = closed, closedPlain
+}
+
+// addDoc adds context posting i (of document d) of qt to d's context sum,
+// the same arithmetic whether the posting was scanned or looked up, and
+// keeps bestAcc.
+func (sr *searcher) addDoc(qt *queryTerm, i int, d uint32) {
+	x, s := sr.x, sr.s
+	tf := x.cfg.pseudoTF(qt.po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], sr.tq.avg, sr.tq.norms)
+	if tf == 0 {
+		return
+	}
+	s.touch(d)
+	ds := &s.docs[d]
+	ds.acc += qt.idf * x.cfg.saturate(tf)
+	if ds.acc > sr.bestAcc && sr.pass(d) {
+		sr.bestAcc = ds.acc
+	}
+}
+
+// addExample adds example posting i of qt (example e of document d) to
+// the example's sum.
+func (sr *searcher) addExample(qt *queryTerm, i int, e, d uint32) {
+	x, s := sr.x, sr.s
+	if s.exAcc[e] == 0 {
+		s.exTouched = append(s.exTouched, e)
+		s.touch(d)
+	}
+	s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(qt.po.extf[i], x.exLen[e], sr.tq.exAvg))
+}
+
+// lookupTerm reads qt for the held documents only, galloping through its
+// postings (the index is closed, so no other document may enter). The
+// held documents' sums are then exact for qt; the postings not found
+// count as skipped.
+func (sr *searcher) lookupTerm(qt *queryTerm) {
+	x, po := sr.x, qt.po
+	held := sr.s.sortedHeld()
+	i, found := 0, 0
+	for _, d := range held {
+		if i = gallop(po.docs, i, d); i == len(po.docs) {
+			break
+		}
+		if po.docs[i] == d {
+			found++
+			sr.addDoc(qt, i, d)
+		}
+	}
+	i = 0
+	for _, d := range held {
+		m := &x.meta[d]
+		for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+			if i = gallop(po.ex, i, e); i == len(po.ex) {
+				break
+			}
+			if po.ex[i] == e {
+				sr.addExample(qt, i, e, d)
+			}
+		}
+	}
+	sr.res.Skipped += len(po.docs) - found
+}
+
+// scanTerm reads qt's postings with block-max pruning: a block whose
+// bound cannot reach the floor or theta admits no new document (an open
+// block admits all, a plain-closed one only agents with signals); held
+// documents always take the term, so their sums are exact.
+func (sr *searcher) scanTerm(qt *queryTerm) {
+	x, s, po := sr.x, sr.s, qt.po
+	// bq is set whenever there are terms.
+	state := x.blockStates(sr.bq, sr.p, &sr.tq, sr.closed, sr.closedPlain, sr.lb, sr.theta, sr.zeroOther)
+	for i, d := range po.docs {
+		if st := state[d>>blockShift]; st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0) {
+			sr.res.Skipped++
+			continue
+		}
+		if x.flags[d]&flagAlive != 0 {
+			sr.addDoc(qt, i, d)
+		}
+	}
+	for i, e := range po.ex {
+		d := x.exDoc[e]
+		if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
+			continue
+		}
+		sr.addExample(qt, i, e, d)
+	}
+}
+
+// bucket computes the exact relevance (tag and semantic factors) of the
+// held documents that can still reach the floor of lb, bounds each one's
+// score (relevance plus the most the other factors add: exact for agents
+// without signals) and buckets those whose bound reaches theta. It then
+// sets the final relevance floor from the best relevance among the
+// documents that pass the filters. The hard filters are checked lazily,
+// only for the documents examined.
+func (sr *searcher) bucket() {
+	x, p, s := sr.x, sr.p, sr.s
+	idfSum := sr.tq.idfSum
+	pull := sr.signals != nil
+	sr.lb = max(sr.lb, p.w.Semantic*x.cfg.contextScore(sr.bestAcc, idfSum))
+	floorLB := x.cfg.floor * sr.lb // below it a document is below the final floor too
 	// A document with only a context sum below accMin is below floorLB.
 	accMin := x.cfg.contextFloor(floorLB, p.w.Semantic, idfSum)
 	// A document whose bound is below theta cannot reach the k best, so
@@ -261,10 +403,10 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 			if pull || x.flags[d]&flagSig != 0 {
 				c.bound = c.rel + p.other
 			} else {
-				c.bound = c.rel + zeroOther
+				c.bound = c.rel + sr.zeroOther
 			}
-			if c.bound < theta {
-				if x.cfg.floor > 0 && c.rel > dropped && pass(d) {
+			if c.bound < sr.theta {
+				if x.cfg.floor > 0 && c.rel > dropped && sr.pass(d) {
 					dropped = c.rel
 				}
 				continue
@@ -275,76 +417,95 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 	s.bucketSort()
 	// The relevance floor is relative to the best relevance among the
 	// documents that pass the filters (relevance <= bound < bucket top).
-	floor := 0.0
 	if x.cfg.floor > 0 {
 		best := dropped
 		for b := nBuckets - 1; b >= 0 && float64(b+1)/nBuckets > best; b-- {
 			for _, ci := range s.order[s.starts[b]:s.starts[b+1]] {
-				if c := &s.cands[ci]; c.rel > best && pass(c.doc) {
+				if c := &s.cands[ci]; c.rel > best && sr.pass(c.doc) {
 					best = c.rel
 				}
 			}
 		}
-		floor = x.cfg.floor * max(best, 0)
+		sr.floor = x.cfg.floor * max(best, 0)
 	}
+}
 
-	// 4. Exact scoring, highest bound first, stopping once the bound of
-	// the next bucket cannot beat the k-th best score (max-score).
-	h := &hitHeap{}
+// complete scores the candidates exactly, highest bucket first, and keeps
+// the k best in h. It stops once the top of the next bucket cannot beat
+// the k-th best score or the minimum score (max-score): the hits are
+// then the exact k best.
+func (sr *searcher) complete() {
+	p, s := sr.p, sr.s
 	for b := nBuckets - 1; b >= 0; b-- {
 		lo, hi := s.starts[b], s.starts[b+1]
 		if lo == hi {
 			continue
 		}
 		ub := float64(b+1)/nBuckets + 1e-9
-		if ub < p.minScore || (h.Len() == p.limit && (*h)[0].Score > ub) {
+		if ub < p.minScore || (sr.h.Len() == p.limit && sr.h[0].Score > ub) {
 			break
 		}
 		for _, ci := range s.order[lo:hi] {
-			c := &s.cands[ci]
-			if c.rel < floor || !pass(c.doc) {
-				continue
-			}
-			res.Candidates++
-			m := &x.meta[c.doc]
-			id := x.ids[c.doc]
-			var sig Signals
-			switch {
-			case pull:
-				sig = signals(id)
-			case m.hasSig:
-				sig = x.sig[id]
-			}
-			if overloaded(sig, m.maxConc) {
-				continue
-			}
-			res.Scored++
-			comp := Components{
-				Tag: c.tag, Context: c.ctx, Example: c.ex,
-				Reputation:   x.cfg.reputation(sig),
-				Availability: x.cfg.availability(sig, m.maxConc, m.status, now),
-				Rating:       rating(sig),
-				Freshness:    freshness(m.indexed, m.expires, nowNs),
-			}
-			hw := hitWeights(p.w, c.ctx, c.ex)
-			score := comp.Dot(hw)
-			if score < p.minScore {
-				continue
-			}
-			if h.Len() == p.limit && !better(score, id, (*h)[0].Score, (*h)[0].ID) {
-				continue
-			}
-			hit := Hit{ID: id, Score: score, Components: comp, Weights: hw,
-				Stale: m.expires != 0 && nowNs >= m.expires}
-			hit.Examples = x.exampleMatches(s, m, exIdfSum)
-			if h.Len() < p.limit {
-				heap.Push(h, hit)
-			} else {
-				(*h)[0] = hit
-				heap.Fix(h, 0)
-			}
+			sr.score(&s.cands[ci])
 		}
 	}
+}
+
+// score scores one candidate exactly (signals looked up now) and offers
+// it to h.
+func (sr *searcher) score(c *cand) {
+	x, p := sr.x, sr.p
+	if c.rel < sr.floor || !sr.pass(c.doc) {
+		return
+	}
+	sr.res.Candidates++
+	m := &x.meta[c.doc]
+	id := x.ids[c.doc]
+	var sig Signals
+	switch {
+	case sr.signals != nil:
+		sig = sr.signals(id)
+	case m.hasSig:
+		sig = x.sig[id]
+	}
+	if overloaded(sig, m.maxConc) {
+		return
+	}
+	sr.res.Scored++
+	comp := Components{
+		Tag: c.tag, Context: c.ctx, Example: c.ex,
+		Reputation:   x.cfg.reputation(sig),
+		Availability: x.cfg.availability(sig, m.maxConc, m.status, sr.now),
+		Rating:       rating(sig),
+		Freshness:    freshness(m.indexed, m.expires, sr.nowNs),
+	}
+	hw := hitWeights(p.w, c.ctx, c.ex)
+	score := comp.Dot(hw)
+	if score < p.minScore {
+		return
+	}
+	h := &sr.h
+	if h.Len() == p.limit && !better(score, id, (*h)[0].Score, (*h)[0].ID) {
+		return
+	}
+	hit := Hit{ID: id, Score: score, Components: comp, Weights: hw,
+		Stale: m.expires != 0 && sr.nowNs >= m.expires}
+	hit.Examples = x.exampleMatches(sr.s, m, sr.tq.exIdfSum)
+	if h.Len() < p.limit {
+		heap.Push(h, hit)
+	} else {
+		(*h)[0] = hit
+		heap.Fix(h, 0)
+	}
+}
+
+// finish orders the hits best first and adds their tag evidence. It
+// reports false when a hit lies below the relevance floor that the
+// released tag matches (droppedUB) might have set: only then can
+// releasing them have changed the answer.
+func (sr *searcher) finish() bool {
+	x, p, h := sr.x, sr.p, &sr.h
+	res := &sr.res
 	res.Hits = make([]Hit, h.Len())
 	for i := len(res.Hits) - 1; i >= 0; i-- {
 		res.Hits[i] = heap.Pop(h).(Hit)
@@ -353,9 +514,9 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 		hit := &res.Hits[i]
 		hit.MatchedTags, hit.ExpandedTags = tagEvidence(x.cfg.tags, p.soft, x.docTags(x.byID[hit.ID]))
 		c := &hit.Components
-		if x.cfg.floor > 0 && p.w.Tag*c.Tag+p.w.Semantic*max(c.Context, c.Example) < x.cfg.floor*droppedUB {
-			return res, false
+		if x.cfg.floor > 0 && p.w.Tag*c.Tag+p.w.Semantic*max(c.Context, c.Example) < x.cfg.floor*sr.droppedUB {
+			return false
 		}
 	}
-	return res, true
+	return true
 }
