@@ -19,6 +19,7 @@ import (
 	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/eval"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
@@ -136,7 +137,7 @@ func openLines(path string, fn func(n int, line []byte) error) error {
 }
 
 func benchFiles(out io.Writer, o benchDiscoverOpts) error {
-	idx, err := scoring.New(rankerOptions(o)...)
+	idx, err := index.New(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 	ups := make([]time.Duration, n)
 	upsCPU := make([]time.Duration, 0, n/100+1) // every 100th upsert, thread CPU time
 	before := heapAlloc()
-	idx, err := scoring.New(rankerOptions(o)...)
+	idx, err := index.New(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package scoring_test
+package index_test
 
 import (
 	"math"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -35,10 +36,10 @@ func corpus() []scoring.Doc {
 }
 
 // engines returns an index and a naive scorer over the same documents.
-func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*scoring.Index, *scoring.Naive) {
+func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*index.Index, *scoring.Naive) {
 	t.Helper()
 	opts = append([]scoring.Option{scoring.WithTags(tag.Default())}, opts...)
-	x, err := scoring.New(opts...)
+	x, err := index.New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*scoring
 
 // search runs q on both engines, checks that they agree and that the
 // evidence adds up, and returns the index result.
-func search(t *testing.T, x *scoring.Index, nv *scoring.Naive, q scoring.Query, sig scoring.SignalFunc) scoring.Result {
+func search(t *testing.T, x *index.Index, nv *scoring.Naive, q scoring.Query, sig scoring.SignalFunc) scoring.Result {
 	t.Helper()
 	r := x.Search(q, sig, t0)
 	n := nv.Search(q, sig, t0)
@@ -368,7 +369,7 @@ func TestSignalsRank(t *testing.T) {
 // rank like pulled ones.
 func TestPushedSignals(t *testing.T) {
 	good := scoring.Signals{Calls: 50, Successes: 50, CompletedTasks: 50, RatingCount: 10, RatingSum: 50, LastSeen: t0}
-	x, err := scoring.New(scoring.WithTags(tag.Default()))
+	x, err := index.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func TestTagSpellings(t *testing.T) {
 			}
 		}
 	}
-	plain, err := scoring.New()
+	plain, err := index.New()
 	if err != nil {
 		t.Fatal(err)
 	}

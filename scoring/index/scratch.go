@@ -1,4 +1,4 @@
-package scoring
+package index
 
 // nBuckets is the number of relevance buckets candidates are sorted into
 // before exact scoring.

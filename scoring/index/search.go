@@ -1,9 +1,11 @@
-package scoring
+package index
 
 import (
 	"container/heap"
 	"math"
 	"time"
+
+	"github.com/adpnode/adpnode/scoring"
 )
 
 // Search ranks the live documents for q at time now. With a nil signals
@@ -31,7 +33,7 @@ import (
 // k-th best score. Signals are looked up only for the candidates scored.
 //
 // The phases are the methods of searcher, in the order search calls them.
-func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
+func (x *Index) Search(q scoring.Query, signals scoring.SignalFunc, now time.Time) scoring.Result {
 	res, ok := x.search(q, signals, now, true)
 	if !ok {
 		res, _ = x.search(q, signals, now, false)
@@ -44,10 +46,10 @@ func (x *Index) Search(q Query, signals SignalFunc, now time.Time) Result {
 // relevance is then only bounded, so the relevance floor may come out
 // lower than it is, and search reports false when a hit is below the
 // floor that bound would allow: the caller searches again without.
-func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool) (Result, bool) {
-	p := x.cfg.prepare(q)
+func (x *Index) search(q scoring.Query, signals scoring.SignalFunc, now time.Time, dropTags bool) (scoring.Result, bool) {
+	p := x.cfg.Prepare(q)
 	sr := searcher{x: x, p: p, signals: signals, now: now, nowNs: now.UnixNano()}
-	sr.res = Result{Weights: p.w, Warnings: p.warnings}
+	sr.res = scoring.Result{Weights: p.Weights, Warnings: p.Warnings}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if !sr.resolveFilters() {
@@ -67,17 +69,17 @@ func (x *Index) search(q Query, signals SignalFunc, now time.Time, dropTags bool
 	return sr.res, sr.finish()
 }
 
-// searcher is one search under the index's read lock: the prepared query,
+// searcher is one search under the index's read lock: the Plan query,
 // the scratch space of the documents touched, and the bounds the phases
 // pass on to each other. Every bound only ever tightens: lb and theta
 // grow, closed and closedPlain once set stay set.
 type searcher struct {
 	x       *Index
-	p       *prepared
-	signals SignalFunc
+	p       *scoring.Plan
+	signals scoring.SignalFunc
 	now     time.Time
 	nowNs   int64
-	res     Result
+	res     scoring.Result
 	s       *scratch
 
 	// Hard filters resolved to canon numbers and protocol bits.
@@ -100,7 +102,7 @@ type searcher struct {
 	theta      float64
 	thetaTries int
 	// zeroOther bounds what the factors other than relevance add to an
-	// agent without signals (all of them, p.other, when signals are
+	// agent without signals (all of them, p.Other, when signals are
 	// pulled).
 	zeroOther float64
 	// droppedUB bounds the relevance of the tag matches releaseTags let
@@ -127,12 +129,12 @@ func (sr *searcher) pass(d uint32) bool {
 // tag that no document declares.
 func (sr *searcher) resolveFilters() bool {
 	x, p := sr.x, sr.p
-	sr.required = x.canonNums(p.required)
-	sr.excluded = x.canonNums(p.excluded)
-	if len(sr.required) < len(p.required) {
+	sr.required = x.canonNums(p.Required)
+	sr.excluded = x.canonNums(p.Excluded)
+	if len(sr.required) < len(p.Required) {
 		return false
 	}
-	sr.protoMask, sr.protoOther = x.protoMask(p.protocols)
+	sr.protoMask, sr.protoOther = x.protoMask(p.Protocols)
 	return true
 }
 
@@ -142,8 +144,8 @@ func (sr *searcher) resolveFilters() bool {
 // the tag factor of every touched document is exact.
 func (sr *searcher) matchTags() {
 	x, p, s := sr.x, sr.p, sr.s
-	for _, qt := range p.soft {
-		cn, ok := x.canonIDs[qt.canon]
+	for _, qt := range p.Soft {
+		cn, ok := x.canonIDs[qt.Canon]
 		if !ok {
 			continue
 		}
@@ -154,16 +156,16 @@ func (sr *searcher) matchTags() {
 			}
 		}
 	}
-	if p.filterOnly {
+	if p.FilterOnly {
 		for d := range x.meta {
 			if x.meta[d].alive {
 				s.touch(uint32(d))
 			}
 		}
 	}
-	if len(p.soft) > 0 && len(p.terms) > 0 && x.cfg.floor > 0 {
+	if len(p.Soft) > 0 && len(p.Terms) > 0 && x.cfg.Floor() > 0 {
 		for _, d := range s.touched {
-			if v := p.w.Tag * float64(s.docs[d].tagN) / float64(len(p.soft)); v > sr.lb && sr.pass(d) {
+			if v := p.Weights.Tag * float64(s.docs[d].tagN) / float64(len(p.Soft)); v > sr.lb && sr.pass(d) {
 				sr.lb = v
 			}
 		}
@@ -177,25 +179,28 @@ func (sr *searcher) matchTags() {
 func (sr *searcher) planTerms() {
 	x, p := sr.x, sr.p
 	n := x.live
-	avg, exAvg := lengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
-	norms := x.cfg.norms(&avg)
-	qts := make([]queryTerm, len(p.terms))
-	for i, t := range p.terms {
-		qt := queryTerm{term: t}
+	avg, exAvg := scoring.LengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
+	norms := x.cfg.Norms(&avg)
+	ts := make([]scoring.Term, len(p.Terms))
+	for i, t := range p.Terms {
+		ts[i].Text = t
 		if tn, ok := x.terms[t]; ok {
-			qt.po = &x.post[tn]
-			qt.df, qt.exdf = len(qt.po.docs), len(qt.po.ex)
+			ts[i].DF, ts[i].ExDF = len(x.post[tn].docs), len(x.post[tn].ex)
 		}
-		qt.idf, qt.exIdf = idf(n, qt.df), idf(x.exLive, qt.exdf)
-		qts[i] = qt
+		ts[i].IDF, ts[i].ExIDF = scoring.IDF(n, ts[i].DF), scoring.IDF(x.exLive, ts[i].ExDF)
 	}
-	idfSum, exIdfSum := sortTerms(qts)
-	for i := range qts {
-		qts[i].ubCtx, qts[i].ubEx = x.cfg.termBounds(&qts[i], &avg, exAvg)
+	idfSum, exIdfSum := scoring.SortTerms(ts)
+	qts := make([]queryTerm, len(ts))
+	for i, t := range ts {
+		qts[i].Term = t
+		if tn, ok := x.terms[t.Text]; ok {
+			qts[i].po = &x.post[tn]
+		}
+		qts[i].ubCtx, qts[i].ubEx = termBounds(x.cfg, &qts[i], &avg, exAvg)
 	}
 	sr.qts = qts
 	sr.tq = textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: &avg, norms: norms, exAvg: exAvg}
-	if !p.filterOnly && len(qts) > 0 {
+	if !p.FilterOnly && len(qts) > 0 {
 		sr.bq = x.initBlocks(sr.s, &sr.tq)
 	}
 }
@@ -211,8 +216,8 @@ func (sr *searcher) seedTheta() {
 	sr.droppedUB = math.Inf(-1)
 	sr.zeroOther = x.zeroOther(p)
 	if sr.signals != nil {
-		sr.zeroOther, sr.thetaTries = p.other, maxThetaTries
-	} else if !p.filterOnly && len(sr.qts) > 0 {
+		sr.zeroOther, sr.thetaTries = p.Other, maxThetaTries
+	} else if !p.FilterOnly && len(sr.qts) > 0 {
 		sr.theta = x.preTheta(sr.s, p, sr.pass, &sr.tq, sr.now)
 	}
 }
@@ -222,7 +227,7 @@ func (sr *searcher) seedTheta() {
 // Their relevance is bounded by droppedUB, which finish checks the hits
 // against.
 func (sr *searcher) releaseTags() {
-	if sr.bq == nil || len(sr.p.soft) == 0 || math.IsInf(sr.theta, -1) {
+	if sr.bq == nil || len(sr.p.Soft) == 0 || math.IsInf(sr.theta, -1) {
 		return
 	}
 	held := len(sr.s.touched)
@@ -241,7 +246,7 @@ func (sr *searcher) scoreTerms() {
 		if j > 0 {
 			sr.x.dropBlocks(sr.bq, &sr.qts[j-1], &sr.tq)
 		}
-		if !sr.closed && !sr.p.filterOnly {
+		if !sr.closed && !sr.p.FilterOnly {
 			sr.tighten(j)
 		}
 		qt := &sr.qts[j]
@@ -266,25 +271,25 @@ func (sr *searcher) scoreTerms() {
 func (sr *searcher) tighten(j int) {
 	x, p := sr.x, sr.p
 	restCtx, restEx := restBounds(sr.qts[j:])
-	ub := p.w.Semantic*x.cfg.semanticBound(restCtx, sr.tq.idfSum, restEx, sr.tq.exIdfSum) + 1e-9
+	ub := p.Weights.Semantic*x.cfg.SemanticBound(restCtx, sr.tq.idfSum, restEx, sr.tq.exIdfSum) + 1e-9
 	closed, closedPlain := false, sr.closedPlain
-	if x.cfg.floor > 0 {
+	if x.cfg.Floor() > 0 {
 		// A document only the remaining terms reach stays below the
 		// relevance floor.
-		sr.lb = max(sr.lb, p.w.Semantic*x.cfg.contextScore(sr.bestAcc, sr.tq.idfSum))
-		closed = ub < x.cfg.floor*sr.lb
+		sr.lb = max(sr.lb, p.Weights.Semantic*x.cfg.ContextScore(sr.bestAcc, sr.tq.idfSum))
+		closed = ub < x.cfg.Floor()*sr.lb
 	}
-	closed = closed || ub+p.other < p.minScore
-	closedPlain = closed || closedPlain || ub+sr.zeroOther < p.minScore
+	closed = closed || ub+p.Other < p.MinScore
+	closedPlain = closed || closedPlain || ub+sr.zeroOther < p.MinScore
 	// Or it cannot reach the k-th best score so far: a bound found
 	// earlier still holds (final scores only grow), so it is tried first
 	// and recomputed only when it falls short.
-	closed = closed || ub+p.other < sr.theta
+	closed = closed || ub+p.Other < sr.theta
 	closedPlain = closed || closedPlain || ub+sr.zeroOther < sr.theta
 	if !closedPlain && j > 0 && sr.thetaTries < maxThetaTries && restPostings(sr.qts[j:]) > len(sr.s.touched) {
 		sr.thetaTries++
 		sr.theta = max(sr.theta, x.theta(sr.s, p, sr.pass, &sr.tq, j, sr.zeroOther, ub, sr.now))
-		closed = ub+p.other < sr.theta
+		closed = ub+p.Other < sr.theta
 		closedPlain = closed || ub+sr.zeroOther < sr.theta
 	}
 	sr.closed, sr.closedPlain = closed, closedPlain
@@ -295,13 +300,13 @@ func (sr *searcher) tighten(j int) {
 // keeps bestAcc.
 func (sr *searcher) addDoc(qt *queryTerm, i int, d uint32) {
 	x, s := sr.x, sr.s
-	tf := x.cfg.pseudoTF(qt.po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], sr.tq.avg, sr.tq.norms)
+	tf := x.cfg.PseudoTF(qt.po.tfs[i], x.lens[int(d)*scoring.NumFields:int(d+1)*scoring.NumFields], sr.tq.avg, sr.tq.norms)
 	if tf == 0 {
 		return
 	}
 	s.touch(d)
 	ds := &s.docs[d]
-	ds.acc += qt.idf * x.cfg.saturate(tf)
+	ds.acc += qt.IDF * x.cfg.Saturate(tf)
 	if ds.acc > sr.bestAcc && sr.pass(d) {
 		sr.bestAcc = ds.acc
 	}
@@ -315,7 +320,7 @@ func (sr *searcher) addExample(qt *queryTerm, i int, e, d uint32) {
 		s.exTouched = append(s.exTouched, e)
 		s.touch(d)
 	}
-	s.exAcc[e] += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(qt.po.extf[i], x.exLen[e], sr.tq.exAvg))
+	s.exAcc[e] += qt.ExIDF * x.cfg.Saturate(x.cfg.ExampleTF(qt.po.extf[i], x.exLen[e], sr.tq.exAvg))
 }
 
 // lookupTerm reads qt for the held documents only, galloping through its
@@ -387,10 +392,10 @@ func (sr *searcher) bucket() {
 	x, p, s := sr.x, sr.p, sr.s
 	idfSum := sr.tq.idfSum
 	pull := sr.signals != nil
-	sr.lb = max(sr.lb, p.w.Semantic*x.cfg.contextScore(sr.bestAcc, idfSum))
-	floorLB := x.cfg.floor * sr.lb // below it a document is below the final floor too
+	sr.lb = max(sr.lb, p.Weights.Semantic*x.cfg.ContextScore(sr.bestAcc, idfSum))
+	floorLB := x.cfg.Floor() * sr.lb // below it a document is below the final floor too
 	// A document with only a context sum below accMin is below floorLB.
-	accMin := x.cfg.contextFloor(floorLB, p.w.Semantic, idfSum)
+	accMin := x.cfg.ContextFloor(floorLB, p.Weights.Semantic, idfSum)
 	// A document whose bound is below theta cannot reach the k best, so
 	// it is not bucketed; the best relevance among those that pass the
 	// filters still counts for the relevance floor.
@@ -401,12 +406,12 @@ func (sr *searcher) bucket() {
 		}
 		if c, ok := x.relevance(s, p, d, idfSum); ok && c.rel >= floorLB {
 			if pull || x.flags[d]&flagSig != 0 {
-				c.bound = c.rel + p.other
+				c.bound = c.rel + p.Other
 			} else {
 				c.bound = c.rel + sr.zeroOther
 			}
 			if c.bound < sr.theta {
-				if x.cfg.floor > 0 && c.rel > dropped && sr.pass(d) {
+				if x.cfg.Floor() > 0 && c.rel > dropped && sr.pass(d) {
 					dropped = c.rel
 				}
 				continue
@@ -417,7 +422,7 @@ func (sr *searcher) bucket() {
 	s.bucketSort()
 	// The relevance floor is relative to the best relevance among the
 	// documents that pass the filters (relevance <= bound < bucket top).
-	if x.cfg.floor > 0 {
+	if x.cfg.Floor() > 0 {
 		best := dropped
 		for b := nBuckets - 1; b >= 0 && float64(b+1)/nBuckets > best; b-- {
 			for _, ci := range s.order[s.starts[b]:s.starts[b+1]] {
@@ -426,7 +431,7 @@ func (sr *searcher) bucket() {
 				}
 			}
 		}
-		sr.floor = x.cfg.floor * max(best, 0)
+		sr.floor = x.cfg.Floor() * max(best, 0)
 	}
 }
 
@@ -442,7 +447,7 @@ func (sr *searcher) complete() {
 			continue
 		}
 		ub := float64(b+1)/nBuckets + 1e-9
-		if ub < p.minScore || (sr.h.Len() == p.limit && sr.h[0].Score > ub) {
+		if ub < p.MinScore || (sr.h.Len() == p.Limit && sr.h[0].Score > ub) {
 			break
 		}
 		for _, ci := range s.order[lo:hi] {
@@ -461,37 +466,37 @@ func (sr *searcher) score(c *cand) {
 	sr.res.Candidates++
 	m := &x.meta[c.doc]
 	id := x.ids[c.doc]
-	var sig Signals
+	var sig scoring.Signals
 	switch {
 	case sr.signals != nil:
 		sig = sr.signals(id)
 	case m.hasSig:
 		sig = x.sig[id]
 	}
-	if overloaded(sig, m.maxConc) {
+	if scoring.Overloaded(sig, m.maxConc) {
 		return
 	}
 	sr.res.Scored++
-	comp := Components{
+	comp := scoring.Components{
 		Tag: c.tag, Context: c.ctx, Example: c.ex,
-		Reputation:   x.cfg.reputation(sig),
-		Availability: x.cfg.availability(sig, m.maxConc, m.status, sr.now),
-		Rating:       rating(sig),
-		Freshness:    freshness(m.indexed, m.expires, sr.nowNs),
+		Reputation:   x.cfg.Reputation(sig),
+		Availability: x.cfg.Availability(sig, m.maxConc, m.status, sr.now),
+		Rating:       scoring.Rating(sig),
+		Freshness:    scoring.Freshness(m.indexed, m.expires, sr.nowNs),
 	}
-	hw := hitWeights(p.w, c.ctx, c.ex)
+	hw := scoring.HitWeights(p.Weights, c.ctx, c.ex)
 	score := comp.Dot(hw)
-	if score < p.minScore {
+	if score < p.MinScore {
 		return
 	}
 	h := &sr.h
-	if h.Len() == p.limit && !better(score, id, (*h)[0].Score, (*h)[0].ID) {
+	if h.Len() == p.Limit && !scoring.Better(score, id, (*h)[0].Score, (*h)[0].ID) {
 		return
 	}
-	hit := Hit{ID: id, Score: score, Components: comp, Weights: hw,
+	hit := scoring.Hit{ID: id, Score: score, Components: comp, Weights: hw,
 		Stale: m.expires != 0 && sr.nowNs >= m.expires}
 	hit.Examples = x.exampleMatches(sr.s, m, sr.tq.exIdfSum)
-	if h.Len() < p.limit {
+	if h.Len() < p.Limit {
 		heap.Push(h, hit)
 	} else {
 		(*h)[0] = hit
@@ -506,15 +511,15 @@ func (sr *searcher) score(c *cand) {
 func (sr *searcher) finish() bool {
 	x, p, h := sr.x, sr.p, &sr.h
 	res := &sr.res
-	res.Hits = make([]Hit, h.Len())
+	res.Hits = make([]scoring.Hit, h.Len())
 	for i := len(res.Hits) - 1; i >= 0; i-- {
-		res.Hits[i] = heap.Pop(h).(Hit)
+		res.Hits[i] = heap.Pop(h).(scoring.Hit)
 	}
 	for i := range res.Hits {
 		hit := &res.Hits[i]
-		hit.MatchedTags, hit.ExpandedTags = tagEvidence(x.cfg.tags, p.soft, x.docTags(x.byID[hit.ID]))
+		hit.MatchedTags, hit.ExpandedTags = scoring.TagEvidence(x.cfg.Tags(), p.Soft, x.docTags(x.byID[hit.ID]))
 		c := &hit.Components
-		if x.cfg.floor > 0 && p.w.Tag*c.Tag+p.w.Semantic*max(c.Context, c.Example) < x.cfg.floor*sr.droppedUB {
+		if x.cfg.Floor() > 0 && p.Weights.Tag*c.Tag+p.Weights.Semantic*max(c.Context, c.Example) < x.cfg.Floor()*sr.droppedUB {
 			return false
 		}
 	}
