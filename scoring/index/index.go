@@ -424,6 +424,9 @@ func (x *Index) maybeCompact() {
 	}
 }
 
+// gone marks a dead document or example in compact's renumbering maps.
+const gone = ^uint32(0)
+
 // compact drops dead documents, their examples and postings, renumbers
 // documents, examples and terms, and forgets terms and tags no live
 // document uses.
@@ -431,7 +434,6 @@ func (x *Index) compact() {
 	if x.dead == 0 {
 		return
 	}
-	const gone = ^uint32(0)
 	docMap := make([]uint32, len(x.ids))
 	exMap := make([]uint32, len(x.exDoc))
 	nd := 0
@@ -484,6 +486,28 @@ func (x *Index) compact() {
 		lens = append(lens, x.lens[d*scoring.NumFields:(d+1)*scoring.NumFields]...)
 		dtags = append(dtags, x.dtags[d])
 	}
+	x.ids, x.meta, x.lens, x.dtags = ids, meta, lens, dtags
+	x.flags = make([]uint8, len(ids))
+	for i, m := range meta {
+		x.flags[i] = flagAlive
+		if m.hasSig {
+			x.flags[i] |= flagSig
+		}
+	}
+	x.exDoc, x.exLen = exDoc, exLen
+	x.protoOut = protoOut
+	x.dead = 0
+	x.compactPostings(docMap, exMap)
+	// Scratch buffers in the pool are sized for the old arrays; they are
+	// only ever grown, so stale ones remain usable.
+}
+
+// compactPostings renumbers the term and tag postings after compact
+// renumbered the documents (docMap) and examples (exMap), drops those of
+// dead ones, forgets terms no live document uses and rebuilds the block
+// bounds, which are then exact for the new numbering. The term bounds
+// stay as they were: still upper bounds.
+func (x *Index) compactPostings(docMap, exMap []uint32) {
 	terms := make(map[string]uint32, len(x.terms))
 	post := make([]postings, 0, len(x.post))
 	for t, tn := range x.terms {
@@ -517,22 +541,9 @@ func (x *Index) compact() {
 		}
 		c.docs = kept
 	}
-	x.ids, x.meta, x.lens, x.dtags = ids, meta, lens, dtags
-	x.flags = make([]uint8, len(ids))
-	for i, m := range meta {
-		x.flags[i] = flagAlive
-		if m.hasSig {
-			x.flags[i] |= flagSig
-		}
-	}
-	x.exDoc, x.exLen = exDoc, exLen
 	x.terms, x.post = terms, post
 	for i := range x.post {
 		x.post[i].blocks = nil
-		x.maybeBuildBlocks(&x.post[i]) // exact again for the new numbering
+		x.maybeBuildBlocks(&x.post[i])
 	}
-	x.protoOut = protoOut
-	x.dead = 0
-	// Scratch buffers in the pool are sized for the old arrays; they are
-	// only ever grown, so stale ones remain usable.
 }
