@@ -76,12 +76,18 @@ func LengthStats(sumLen *[NumFields]int64, live int, exSumLen int64, exLive int)
 // field lengths, for PseudoTF.
 func (c *Model) Norms(avg *[NumFields]float64) *NormTable {
 	t := new(NormTable)
+	c.FillNorms(t, avg)
+	return t
+}
+
+// FillNorms is Norms into a table the caller owns (an engine reuses one
+// across queries).
+func (c *Model) FillNorms(t *NormTable, avg *[NumFields]float64) {
 	for f := range NumFields {
 		for l := range normTableLen {
 			t[f][l] = c.FieldNorm(f, uint16(l), avg)
 		}
 	}
-	return t
 }
 
 // PseudoTF is the BM25F combined term frequency of one posting:

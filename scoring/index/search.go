@@ -65,6 +65,7 @@ func (x *Index) search(q scoring.Query, signals scoring.SignalFunc, now time.Tim
 	}
 	sr.scoreTerms()
 	sr.bucket()
+	sr.h = &hitHeap{}
 	sr.complete()
 	return sr.res, sr.finish()
 }
@@ -115,7 +116,7 @@ type searcher struct {
 	// floor is the final relevance floor (bucket); h the k best hits
 	// (complete).
 	floor float64
-	h     hitHeap
+	h     *hitHeap
 }
 
 // pass reports whether live document d passes the hard filters.
@@ -177,18 +178,22 @@ func (sr *searcher) matchTags() {
 // (queryTerm.ubCtx, ubEx), plus the per-block bounds (initBlocks). No
 // posting is read yet.
 func (sr *searcher) planTerms() {
-	x, p := sr.x, sr.p
+	x, p, s := sr.x, sr.p, sr.s
 	n := x.live
-	avg, exAvg := scoring.LengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
-	norms := x.cfg.Norms(&avg)
-	ts := make([]scoring.Term, len(p.Terms))
-	for i, t := range p.Terms {
-		ts[i].Text = t
+	var exAvg float64
+	s.avg, exAvg = scoring.LengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
+	avg := &s.avg
+	x.cfg.FillNorms(&s.norms, avg)
+	ts := s.terms[:0]
+	for _, t := range p.Terms {
+		st := scoring.Term{Text: t}
 		if tn, ok := x.terms[t]; ok {
-			ts[i].DF, ts[i].ExDF = len(x.post[tn].docs), len(x.post[tn].ex)
+			st.DF, st.ExDF = len(x.post[tn].docs), len(x.post[tn].ex)
 		}
-		ts[i].IDF, ts[i].ExIDF = scoring.IDF(n, ts[i].DF), scoring.IDF(x.exLive, ts[i].ExDF)
+		st.IDF, st.ExIDF = scoring.IDF(n, st.DF), scoring.IDF(x.exLive, st.ExDF)
+		ts = append(ts, st)
 	}
+	s.terms = ts
 	idfSum, exIdfSum := scoring.SortTerms(ts)
 	qts := make([]queryTerm, len(ts))
 	for i, t := range ts {
@@ -196,10 +201,10 @@ func (sr *searcher) planTerms() {
 		if tn, ok := x.terms[t.Text]; ok {
 			qts[i].po = &x.post[tn]
 		}
-		qts[i].ubCtx, qts[i].ubEx = termBounds(x.cfg, &qts[i], &avg, exAvg)
+		qts[i].ubCtx, qts[i].ubEx = termBounds(x.cfg, &qts[i], avg, exAvg)
 	}
 	sr.qts = qts
-	sr.tq = textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: &avg, norms: norms, exAvg: exAvg}
+	sr.tq = textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: avg, norms: &s.norms, exAvg: exAvg}
 	if !p.FilterOnly && len(qts) > 0 {
 		sr.bq = x.initBlocks(sr.s, &sr.tq)
 	}
@@ -447,7 +452,7 @@ func (sr *searcher) complete() {
 			continue
 		}
 		ub := float64(b+1)/nBuckets + 1e-9
-		if ub < p.MinScore || (sr.h.Len() == p.Limit && sr.h[0].Score > ub) {
+		if ub < p.MinScore || (sr.h.Len() == p.Limit && (*sr.h)[0].Score > ub) {
 			break
 		}
 		for _, ci := range s.order[lo:hi] {
@@ -489,7 +494,7 @@ func (sr *searcher) score(c *cand) {
 	if score < p.MinScore {
 		return
 	}
-	h := &sr.h
+	h := sr.h
 	if h.Len() == p.Limit && !scoring.Better(score, id, (*h)[0].Score, (*h)[0].ID) {
 		return
 	}
@@ -509,7 +514,7 @@ func (sr *searcher) score(c *cand) {
 // released tag matches (droppedUB) might have set: only then can
 // releasing them have changed the answer.
 func (sr *searcher) finish() bool {
-	x, p, h := sr.x, sr.p, &sr.h
+	x, p, h := sr.x, sr.p, sr.h
 	res := &sr.res
 	res.Hits = make([]scoring.Hit, h.Len())
 	for i := len(res.Hits) - 1; i >= 0; i-- {
