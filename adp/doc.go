@@ -15,8 +15,8 @@
 // the rules of ADP 3 and 7.6 (the id first against the agent URI grammar of
 // package adp/agenturi) and reports every problem at once. Skill tags
 // are flat ("python") or hierarchical ("nlp/translation"); lower-case ASCII
-// is recommended, other letters are tolerated and NormalizeTag folds case
-// for matching. Every integer is kept within 2^53-1 so that JCS, which
+// is recommended, other letters are tolerated; package adp/tag defines
+// the syntax and the canonical form tags match under. Every integer is kept within 2^53-1 so that JCS, which
 // formats numbers as doubles, represents it exactly.
 //
 // # Identity

@@ -1,5 +1,7 @@
 package adp
 
+import "github.com/adpnode/adpnode/adp/tag"
+
 // Wire limits and enumerations. Changing a limit changes which documents
 // peers accept; enumerations are append only.
 const (
@@ -17,8 +19,8 @@ const (
 	// method length field is one octet).
 	MaxToolNameLen = 255
 
-	// MaxTagLen bounds one skill tag in octets.
-	MaxTagLen = 128
+	// MaxTagLen bounds one skill tag in octets (tag.MaxLen).
+	MaxTagLen = tag.MaxLen
 
 	// MaxSeq is the largest seq a card may carry: 2^53-1, the largest
 	// integer JCS (RFC 8785, which formats numbers as IEEE 754 doubles)

@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/adpnode/adpnode/adp/agenturi"
+	"github.com/adpnode/adpnode/adp/tag"
 )
 
 // Validate checks the card against ADP section 3 and 7.6 and the discovery
@@ -23,7 +22,7 @@ import (
 //     bare agent:// URI naming an Ed25519 key (either peer ID form); name is
 //     present;
 //   - did, when set, is a DID; a did:key must name the key of id;
-//   - skills and example tags follow the tag syntax (see NormalizeTag);
+//   - skills and example tags follow the tag syntax (adp/tag: tag.Check);
 //   - tool names are 1..MaxToolNameLen octets and unique; schemas are
 //     JSON objects;
 //   - endpoints have protocol and uri (unknown protocols are fine);
@@ -237,62 +236,8 @@ func isDIDMethod(s string) bool {
 	return true
 }
 
-// NormalizeTag checks a skill tag and returns its matching form (lower
-// case). The syntax (ADP 3.6): one or more segments separated by "/", each
-// of letters, digits and "-", "_", ".", "+", "#"; at most MaxTagLen octets.
-// ADP recommends lower-case ASCII; as a SHOULD, other letters (upper case
-// and non-ASCII) are tolerated and matched case-insensitively. Whitespace,
-// control characters, empty segments and "*" (reserved for prefix queries
-// such as "nlp/*") are rejected.
-func NormalizeTag(tag string) (string, error) {
-	if err := checkTag(tag); err != nil {
-		return "", err
-	}
-	return strings.ToLower(tag), nil
-}
-
-// TagPaths returns a normalized hierarchical tag followed by each of its
-// parents, most specific first: "nlp/translation/zh" gives
-// ["nlp/translation/zh", "nlp/translation", "nlp"].
-func TagPaths(tag string) []string {
-	out := []string{tag}
-	for i := len(tag) - 1; i > 0; i-- {
-		if tag[i] == '/' {
-			out = append(out, tag[:i])
-		}
-	}
-	return out
-}
-
-func checkTag(tag string) error {
-	if tag == "" {
-		return fmt.Errorf("tag must not be empty")
-	}
-	if len(tag) > MaxTagLen {
-		return fmt.Errorf("tag is %d octets, limit %d", len(tag), MaxTagLen)
-	}
-	segStart := true
-	for _, r := range tag {
-		switch {
-		case r == '/':
-			if segStart {
-				return fmt.Errorf("tag %q has an empty segment", tag)
-			}
-			segStart = true
-			continue
-		case r == '-' || r == '_' || r == '.' || r == '+' || r == '#':
-		case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
-		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)):
-		default:
-			return fmt.Errorf("tag %q contains %q; use letters, digits, \"-\", \"_\", \".\", \"+\", \"#\" and \"/\" between segments", tag, r)
-		}
-		segStart = false
-	}
-	if segStart {
-		return fmt.Errorf("tag %q ends with \"/\"", tag)
-	}
-	return nil
-}
+// checkTag is the tag syntax of ADP 3.6, defined by adp/tag (tag.Check).
+func checkTag(t string) error { return tag.Check(t) }
 
 // isLanguageTag accepts a BCP 47 style tag: 2 to 8 letters, then subtags
 // of 1 to 8 letters or digits separated by "-".

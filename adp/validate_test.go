@@ -168,31 +168,6 @@ func TestValidateErrorText(t *testing.T) {
 	}
 }
 
-func TestNormalizeTag(t *testing.T) {
-	for in, want := range map[string]string{
-		"nlp/translation": "nlp/translation",
-		"NLP/Translation": "nlp/translation",
-		"python":          "python",
-		"c++":             "c++",
-	} {
-		got, err := adp.NormalizeTag(in)
-		if err != nil || got != want {
-			t.Errorf("NormalizeTag(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "a/", "a b", "a/*", "\x00"} {
-		if _, err := adp.NormalizeTag(bad); err == nil {
-			t.Errorf("NormalizeTag(%q) accepted", bad)
-		}
-	}
-	if got := adp.TagPaths("nlp/generation/summarization"); !reflect.DeepEqual(got, []string{"nlp/generation/summarization", "nlp/generation", "nlp"}) {
-		t.Errorf("TagPaths = %v", got)
-	}
-	if got := adp.TagPaths("python"); !reflect.DeepEqual(got, []string{"python"}) {
-		t.Errorf("TagPaths = %v", got)
-	}
-}
-
 // TestSpecExample checks the complete example of ADP 3.9 parses, and that
 // its name-based id is the only thing this node's identity model rejects.
 func TestSpecExample(t *testing.T) {

@@ -231,7 +231,7 @@ func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
 		return nil
 	}
 	var errs []error
-	for _, tag := range provideKeys(c.Skills, d.normalize) {
+	for _, tag := range provideKeys(d.cfg.tags, c.Skills) {
 		k, err := TagCID(tag)
 		if err != nil {
 			continue // provideKeys already bounds length
@@ -242,8 +242,6 @@ func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
 	}
 	return errors.Join(errs...)
 }
-
-func (d *DHT) normalize(tag string) string { return NormalizeTag(d.cfg.normalize(tag)) }
 
 // Forget stops republishing the card of agentID. The records already put
 // expire on their own.
@@ -302,7 +300,8 @@ func (d *DHT) GetCard(ctx context.Context, agentID string, opts ...GetOption) (*
 // FindByTag returns up to limit agents (DefaultFindLimit when limit <= 0,
 // at most MaxFindLimit) that announced tag or a tag below it: finding
 // "nlp" reaches an agent with "nlp/translation". The tag is normalized
-// as announcing does. The answer is a hint: provider records outlive a
+// by the taxonomy as announcing does, so "py" finds an agent that
+// announced "Python" (both are "coding/python"). The answer is a hint: provider records outlive a
 // revocation or a dropped skill until they expire, so check each agent's
 // card before using it.
 func (d *DHT) FindByTag(ctx context.Context, tag string, limit int) ([]peer.AddrInfo, error) {
@@ -313,7 +312,7 @@ func (d *DHT) FindByTag(ctx context.Context, tag string, limit int) ([]peer.Addr
 		limit = DefaultFindLimit
 	}
 	limit = min(limit, MaxFindLimit)
-	k, err := TagCID(d.normalize(tag))
+	k, err := TagCID(d.cfg.tags.Normalize(tag))
 	if err != nil {
 		return nil, err
 	}

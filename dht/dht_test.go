@@ -167,10 +167,11 @@ func TestPutGetFind(t *testing.T) {
 	if err != nil || len(ps) != 0 {
 		t.Fatalf("FindByTag(vision) = %v, %v; want none", ps, err)
 	}
-	// "translation" alone is not a parent path of "nlp/translation".
-	ps, err = c.dhts[7].FindByTag(ctx, "translation", 10)
+	// "contracts" alone is not a parent path of "legal/contracts" (and,
+	// unlike "translation", no standard leaf the taxonomy expands).
+	ps, err = c.dhts[7].FindByTag(ctx, "contracts", 10)
 	if err != nil || len(ps) != 0 {
-		t.Fatalf("FindByTag(translation) = %v, %v; want none", ps, err)
+		t.Fatalf("FindByTag(contracts) = %v, %v; want none", ps, err)
 	}
 
 	// A newer card replaces the old one everywhere; the older one can no
@@ -312,7 +313,7 @@ func TestOptions(t *testing.T) {
 		"mode":      dht.Mode(7),
 		"republish": dht.RepublishInterval(time.Millisecond),
 		"logger":    dht.Logger(nil),
-		"normalize": dht.TagNormalizer(nil),
+		"taxonomy":  dht.Taxonomy(nil),
 		"quorum":    dht.GetQuorum(-1),
 	} {
 		if _, err := dht.New(h, o); !errors.Is(err, dht.ErrBadOption) {
@@ -375,5 +376,35 @@ func TestForgedPutNeverReachesSink(t *testing.T) {
 	// Nothing was stored.
 	if _, err := c.dhts[1].GetCard(ctx, adp.AgentID(vp)); !errors.Is(err, dht.ErrNotFound) {
 		t.Fatalf("GetCard of the forged agent = %v, want ErrNotFound", err)
+	}
+}
+
+// TestFindByCanonicalTag announces skills in non-canonical spellings and
+// finds them from another node under every spelling the taxonomy
+// (adp/tag) maps to the same canonical form, which is the provider key.
+func TestFindByCanonicalTag(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, 5, p2pnet.Mocknet)
+
+	owner := 2
+	sk, _ := c.net.Key(owner)
+	h, _ := c.net.Host(owner)
+	if err := c.dhts[owner].PutCard(ctx, newCard(t, sk, 1, "analyst", "Text_Analysis", "py")); err != nil {
+		t.Fatalf("PutCard: %v", err)
+	}
+	for _, q := range []string{"text-analysis", "Text_Analysis", "text analysis", "python", "py", "Python", "coding/python", "coding"} {
+		ps, err := c.dhts[4].FindByTag(ctx, q, 10)
+		if err != nil {
+			t.Fatalf("FindByTag(%q): %v", q, err)
+		}
+		if !slices.ContainsFunc(ps, func(ai peer.AddrInfo) bool { return ai.ID == h.ID() }) {
+			t.Fatalf("FindByTag(%q) = %v, want %s among them", q, ps, h.ID())
+		}
+	}
+	// A sibling under the same parent is not found.
+	ps, err := c.dhts[4].FindByTag(ctx, "coding/javascript", 10)
+	if err != nil || len(ps) != 0 {
+		t.Fatalf("FindByTag(coding/javascript) = %v, %v; want none", ps, err)
 	}
 }

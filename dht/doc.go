@@ -12,8 +12,10 @@
 // Select keeps the card that supersedes the others under adp.Compare, then
 // the greatest bytes, so every node picks the same one. Both are pure.
 //
-// Each skill tag of a card, normalized ([NormalizeTag]), and each of its
-// parent paths ([TagPaths]: nlp/translation gives nlp/translation and nlp)
+// Each skill tag of a card in its canonical form (the taxonomy of adp/tag,
+// option [Taxonomy]: "Text_Analysis" gives "text-analysis", "py" gives
+// "coding/python") and each of its parent paths (nlp/translation gives
+// nlp/translation and nlp)
 // is announced as a provider record for [TagCID]: a CIDv1 with the raw codec
 // over the sha2-256 multihash of "adp-skill:" followed by the tag. FindByTag
 // returns the agents that provide a tag, including those whose cards no

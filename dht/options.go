@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/tag"
 )
 
 // ModeOpt selects whether the DHT answers queries.
@@ -29,7 +30,7 @@ type config struct {
 	republish time.Duration
 	log       *slog.Logger
 	onCard    func(*adp.Card)
-	normalize func(string) string
+	tags      *tag.Taxonomy
 	quorum    int
 }
 
@@ -38,7 +39,7 @@ func defaultConfig() config {
 		mode:      ModeAuto,
 		republish: DefaultRepublishInterval,
 		log:       slog.New(slog.DiscardHandler),
-		normalize: func(s string) string { return s },
+		tags:      tag.Default(),
 		quorum:    DefaultGetQuorum,
 	}
 }
@@ -101,15 +102,16 @@ func OnCard(f func(*adp.Card)) Option {
 	}
 }
 
-// TagNormalizer applies f (for example an alias table) to every tag before
-// NormalizeTag, when announcing skills and when finding them. Every node of
-// a network must use the same one.
-func TagNormalizer(f func(string) string) Option {
+// Taxonomy sets the tag taxonomy (default tag.Default()) whose canonical
+// form of a tag, and each of its parent paths, is the provider key the DHT
+// announces a skill under and finds it by. Every node of a network must
+// use the same one.
+func Taxonomy(t *tag.Taxonomy) Option {
 	return func(c *config) error {
-		if f == nil {
-			return fmt.Errorf("%w: nil tag normalizer", ErrBadOption)
+		if t == nil {
+			return fmt.Errorf("%w: nil taxonomy", ErrBadOption)
 		}
-		c.normalize = f
+		c.tags = t
 		return nil
 	}
 }

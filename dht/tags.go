@@ -3,54 +3,16 @@ package dht
 import (
 	"crypto/sha256"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/ipfs/go-cid"
 	mh "github.com/multiformats/go-multihash"
+
+	"github.com/adpnode/adpnode/adp/tag"
 )
 
-// NormalizeTag lowercases a tag, trims spaces and slashes at both ends and
-// collapses runs of slashes: " NLP//Translation/ " gives "nlp/translation".
-// Aliases are the scoring package's business; a node that wants them
-// applies them through the TagNormalizer option.
-func NormalizeTag(tag string) string {
-	tag = strings.ToLower(strings.TrimSpace(tag))
-	var b strings.Builder
-	b.Grow(len(tag))
-	slash := false
-	for _, r := range tag {
-		if r == '/' {
-			slash = true
-			continue
-		}
-		if slash && b.Len() > 0 {
-			b.WriteByte('/')
-		}
-		slash = false
-		b.WriteRune(r)
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// TagPaths returns a normalized tag followed by each of its parent paths,
-// longest first: "nlp/translation/legal" gives "nlp/translation/legal",
-// "nlp/translation", "nlp".
-func TagPaths(normalized string) []string {
-	if normalized == "" {
-		return nil
-	}
-	paths := []string{normalized}
-	for {
-		i := strings.LastIndexByte(normalized, '/')
-		if i <= 0 {
-			return paths
-		}
-		normalized = normalized[:i]
-		paths = append(paths, normalized)
-	}
-}
-
-// TagCID returns the provider key of a normalized tag: a CIDv1 with the
+// TagCID returns the provider key of a canonical tag (tag.Taxonomy's
+// Normalize): a CIDv1 with the
 // raw codec over the sha2-256 multihash of SkillPrefix + tag.
 func TagCID(normalized string) (cid.Cid, error) {
 	if normalized == "" || len(normalized) > MaxTagLen {
@@ -64,22 +26,11 @@ func TagCID(normalized string) (cid.Cid, error) {
 	return cid.NewCidV1(cid.Raw, m), nil
 }
 
-// provideKeys returns the distinct tags, with parent paths, that a card
-// with these skills announces, at most MaxProvideKeys, in skill order.
-func provideKeys(skills []string, normalize func(string) string) []string {
-	seen := make(map[string]bool)
-	var keys []string
-	for _, s := range skills {
-		for _, p := range TagPaths(normalize(s)) {
-			if len(keys) == MaxProvideKeys {
-				return keys
-			}
-			if seen[p] || len(p) > MaxTagLen {
-				continue
-			}
-			seen[p] = true
-			keys = append(keys, p)
-		}
-	}
-	return keys
+// provideKeys returns the distinct canonical tags, with parent paths, that
+// a card with these skills announces, at most MaxProvideKeys, in skill
+// order.
+func provideKeys(tags *tag.Taxonomy, skills []string) []string {
+	keys := tags.Keys(skills...)
+	keys = slices.DeleteFunc(keys, func(k string) bool { return len(k) > MaxTagLen })
+	return keys[:min(len(keys), MaxProvideKeys)]
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,39 +12,6 @@ import (
 
 	"github.com/adpnode/adpnode/dht"
 )
-
-func TestNormalizeTag(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"nlp/translation", "nlp/translation"},
-		{" NLP/Translation ", "nlp/translation"},
-		{"nlp//translation", "nlp/translation"},
-		{"/nlp/translation/", "nlp/translation"},
-		{"///", ""},
-		{"", ""},
-		{"Vision", "vision"},
-		{"a / b", "a / b"},
-	} {
-		if got := dht.NormalizeTag(tc.in); got != tc.want {
-			t.Errorf("NormalizeTag(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestTagPaths(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"nlp/translation/legal", []string{"nlp/translation/legal", "nlp/translation", "nlp"}},
-		{"nlp/translation", []string{"nlp/translation", "nlp"}},
-		{"nlp", []string{"nlp"}},
-		{"", nil},
-	} {
-		if got := dht.TagPaths(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("TagPaths(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
 
 func TestTagCID(t *testing.T) {
 	c, err := dht.TagCID("nlp")

@@ -16,6 +16,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/adpnode/adpnode/adp/tag"
 )
 
 // Defaults applied by DefaultConfig and, for zero values, by New.
@@ -73,6 +75,10 @@ type Config struct {
 	SmallMemory bool
 	// Logger receives the node's logs; default discards.
 	Logger *slog.Logger
+	// Tags is the skill tag taxonomy, the one the DHT announces and finds
+	// provider keys under and the discovery index ranks with; default
+	// tag.Default(). Every node of a network must use the same one.
+	Tags *tag.Taxonomy
 }
 
 // DefaultConfig returns the configuration `adpnode run` starts from.
@@ -110,6 +116,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Tags == nil {
+		c.Tags = tag.Default()
 	}
 	return c
 }

@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 )
 
 // Discovery answers adp.discover from the cards this node holds: it keeps
-// a scoring.Index in step with them (Put, Remove, Expire) and turns
+// an index.Index (scoring/index) in step with them (Put, Remove, Expire) and turns
 // requests into scoring queries and results into discovery responses
 // with evidence, freshness and the detail level's redaction (discovery
 // profile §5.1, §6, §7.4, §8).
@@ -28,7 +30,7 @@ import (
 // per scored candidate, remains for tests and tools). A Discovery is safe
 // for concurrent use and owns no goroutines.
 type Discovery struct {
-	idx     *scoring.Index
+	idx     *index.Index
 	signals scoring.SignalFunc
 	now     func() time.Time
 	log     *slog.Logger
@@ -90,7 +92,9 @@ func NewDiscovery(opts ...DiscoveryOption) (*Discovery, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	idx, err := scoring.New(cfg.scoring...)
+	// Tags default to the standard taxonomy; a WithScoring(WithTags) given
+	// by the caller (the node passes its own) comes later and wins.
+	idx, err := index.New(append([]scoring.Option{scoring.WithTags(tag.Default())}, cfg.scoring...)...)
 	if err != nil {
 		return nil, fmt.Errorf("node: discovery: %w", err)
 	}

@@ -16,7 +16,7 @@ const feedBuffer = 256
 // knows the exact contribution of reputation, availability and rating
 // for every agent without signals, which bounds their scores for pruning.
 func (n *Node) newIndex() (*Discovery, error) {
-	return NewDiscovery(WithDiscoveryLogger(n.log))
+	return NewDiscovery(WithDiscoveryLogger(n.log), WithScoring(scoring.WithTags(n.cfg.Tags)))
 }
 
 // currentSignals returns the ranking signals of agentID: the store's

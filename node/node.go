@@ -180,6 +180,7 @@ func New(cfg Config) (_ *Node, err error) {
 		dht.RepublishInterval(cfg.RepublishInterval),
 		dht.Logger(n.log),
 		dht.OnCard(n.onDHTCard),
+		dht.Taxonomy(cfg.Tags),
 	); err != nil {
 		return nil, fmt.Errorf("node: dht: %w", err)
 	}

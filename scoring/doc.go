@@ -1,16 +1,23 @@
-// Package scoring ranks agents for a discovery request: the five-factor
-// composite of ADP §5.1 with the evidence of the discovery profile
-// (draft-xu §6.2, §8), answered from an in-memory inverted index.
+// Package scoring is the ranking model for a discovery request: the
+// five-factor composite of ADP §5.1 with the evidence of the discovery
+// profile (draft-xu §6.2, §8). It holds the factors, weights, analyzer,
+// filters and types (Doc, Query, Signals, Hit and its evidence), the
+// options that build a Model, and Naive, the reference scorer that scans
+// every document. The retrieval engine that answers the same queries
+// from an inverted index with pruning lives in scoring/index; a change
+// to a factor is made here, and TestIndexEqualsNaive (scoring/index)
+// checks that the engine still returns exactly what Naive does.
 //
 // The package is pure: it imports no other adpnode package. Callers
 // translate cards into Doc values, requests into Query values and this
-// node's interaction records into Signals.
+// node's interaction records into Signals, and pass the tag vocabulary
+// (Tags, implemented by adp/tag's Taxonomy) with WithTags.
 //
 // # Factors
 //
 // Every factor is in [0, 1]; the score is sum(weight * factor) with
 // DefaultWeights 0.30 tag, 0.25 semantic, 0.20 reputation, 0.15
-// availability, 0.10 rating (ADP Table 11), configurable with WithWeights.
+// Availability, 0.10 rating (ADP Table 11), configurable with WithWeights.
 //
 //   - tag: matched query tags / query tags (Table 11). Query tags are the
 //     union of Query.Tags, RequiredTags and PreferredTags, so preferred tags
@@ -18,9 +25,11 @@
 //     required tags (a hard filter) count as matched for every result.
 //     Matching follows ADP §3.6.1: exact; prefix ("nlp/*" matches nlp and
 //     every tag below it); parent (an agent declaring "nlp/translation"
-//     matches a query for "nlp"). Both sides are normalized by a Taxonomy
-//     first: case, separators, an alias table ("py" -> "python") and leaf
-//     expansion ("python" -> "coding/python"). Hit.MatchedTags lists the
+//     matches a query for "nlp"). Both sides are normalized by the Tags
+//     given with WithTags first (adp/tag: case, separators, an alias
+//     table "py" -> "python" and leaf expansion "python" ->
+//     "coding/python"); without WithTags a tag matches only the very same
+//     string. Hit.MatchedTags lists the
 //     direct matches, Hit.ExpandedTags the alias, parent and prefix ones.
 //   - semantic: max(context, example). context is BM25F (k1 1.2, b 0.75,
 //     per-field length normalization) over name, skills, description,
@@ -28,7 +37,7 @@
 //     with DefaultFieldWeights; example is plain BM25 over each example on
 //     its own, the best example counting (discovery profile §7.3). Each is
 //     normalized against the query itself: a BM25 contribution is
-//     idf(t) * tf/(k1+tf), so a sum is at most sum(idf) over the query
+//     IDF(t) * tf/(k1+tf), so a sum is at most sum(idf) over the query
 //     terms; the factor is y = sum/sum(idf) lifted by the curve
 //     y*(1+c)/(y+c) with c = 0.25, which keeps every difference between
 //     sums (no ties at a cap) while every query term present once in an
@@ -62,7 +71,7 @@
 // query), and its relevance (weighted tag and semantic factors) must be
 // at least the relevance floor (default 0.3) times the best relevance
 // among the agents that pass the filters: reputation, availability and
-// rating reorder relevant agents but cannot make an irrelevant one
+// Rating reorder relevant agents but cannot make an irrelevant one
 // relevant.
 //
 // # Signals
@@ -74,30 +83,16 @@
 // agent without signals (most of them), which bounds their scores and
 // lets pruning skip them.
 //
-// # Index
+// # Engines
 //
-// Index keeps postings per text term (documents and examples) and per
-// canonical tag including parent paths, as compact parallel uint32/uint16
-// slices in document order, each term with a bound of what it can add
-// to any document (its largest term frequency and shortest field per
-// field). Search generates candidates from the postings of the query's
-// tags and then its terms, rarest first; once the remaining terms cannot
-// lift a document they alone reach to the relevance floor or to the k-th
-// best score so far, it stops admitting documents and only completes the
-// scores of those it holds (max-score pruning). The k-th score bound
-// counts the final relevance of a few promising held documents (seeds),
-// completed by binary search in the unread terms' postings, so that
-// admission closes after fewer terms. Before the first term is read, a
-// first bound comes the same way from the documents held by a tag match
-// and the agents with signals among the rarest term's postings, so that
-// even the rarest term's postings need not all be admitted. It then
-// buckets the candidates by an upper bound of their score and scores
-// them fully from the best bucket down, stopping when no remaining
-// candidate can reach the k-th score.
+// Model (NewModel) is the options resolved: the engines score with its
+// methods (Prepare turns a Query into a Plan; PseudoTF, Saturate,
+// ContextScore and the other factor functions do the arithmetic) so that
+// both add up the same contributions in the same order (SortTerms).
 // Naive is a full scan over a forward index with the same statistics,
 // kept as a baseline and a test oracle.
 //
-// Lifecycle: New, then Upsert and Delete as cards arrive, change or are
-// revoked; Expire drops records past their expiry; Search at any time.
-// Index and Naive are safe for concurrent use and own no goroutines.
+// Lifecycle: NewNaive, then Upsert and Delete as cards arrive, change or
+// are revoked; Search at any time. Model and Naive are safe for
+// concurrent use and own no goroutines.
 package scoring

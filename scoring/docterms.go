@@ -4,56 +4,57 @@ import (
 	"strings"
 )
 
-// termTF is one distinct term of a document with its per-field term
+// TermTF is one distinct term of a document with its per-field term
 // frequencies packed as in postings.
-type termTF struct {
-	term string
-	tf   uint16
+type TermTF struct {
+	Term string
+	TF   uint16
 }
 
-// exampleTerms is one analysed example.
-type exampleTerms struct {
-	terms []string // distinct, in no particular order
-	tfs   []uint8
-	n     uint16 // length in terms
+// ExampleTerms is one analysed example.
+type ExampleTerms struct {
+	Terms []string // distinct, in no particular order
+	TFs   []uint8
+	N     uint16 // length in terms
 }
 
-// docTerms is a document after analysis, before it enters an index.
-type docTerms struct {
-	terms    []termTF // in no particular order
-	lens     [numFields]uint16
-	examples []exampleTerms
-	tags     []docTag
-	protos   []string
+// DocTerms is a document after analysis, before it enters an index.
+type DocTerms struct {
+	Terms    []TermTF // in no particular order
+	Lens     [NumFields]uint16
+	Examples []ExampleTerms
+	Tags     []DocTag
+	Protos   []string
 }
 
-// termCounts are the maps analyzeDoc counts terms in, reused across
+// TermCounts are the maps analyzeDoc counts terms in, reused across
 // documents (pooled by the index).
-type termCounts struct {
+type TermCounts struct {
 	doc map[string]uint16
 	ex  map[string]uint8
 }
 
-func newTermCounts() *termCounts {
-	return &termCounts{doc: make(map[string]uint16, 64), ex: make(map[string]uint8, 16)}
+// NewTermCounts returns empty counting maps for AnalyzeDoc.
+func NewTermCounts() *TermCounts {
+	return &TermCounts{doc: make(map[string]uint16, 64), ex: make(map[string]uint8, 16)}
 }
 
-// analyzeDoc tokenizes every field of d. It runs outside any lock. tc
+// AnalyzeDoc tokenizes every field of d. It runs outside any lock. tc
 // holds empty maps it uses and leaves filled, or is nil.
-func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
-	var out docTerms
+func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
+	var out DocTerms
 	if tc == nil {
-		tc = newTermCounts()
+		tc = NewTermCounts()
 	}
 	tf := tc.doc
 	add := func(f int, text string) {
 		c.an.each(text, func(t string) {
-			if out.lens[f] < maxFieldLen {
-				out.lens[f]++
+			if out.Lens[f] < maxFieldLen {
+				out.Lens[f]++
 			}
 			v := tf[t]
-			if (v>>(tfBits*f))&tfMax < tfMax {
-				v += 1 << (tfBits * f)
+			if (v>>(TFBits*f))&TFMax < TFMax {
+				v += 1 << (TFBits * f)
 			}
 			tf[t] = v
 		})
@@ -65,12 +66,12 @@ func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
 		if i >= maxDocTags {
 			break
 		}
-		cl := clean(raw)
+		cl := c.tags.Clean(raw)
 		if cl == "" || seenTag[cl] {
 			continue
 		}
 		seenTag[cl] = true
-		out.tags = append(out.tags, docTag{raw: cl, canon: c.tax.Normalize(cl)})
+		out.Tags = append(out.Tags, DocTag{Raw: cl, Canon: c.tags.Normalize(cl)})
 		add(fieldSkills, strings.ReplaceAll(cl, "/", " "))
 	}
 	for _, t := range d.Tools {
@@ -80,9 +81,9 @@ func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
 			add(fieldSchema, p)
 		}
 	}
-	out.terms = make([]termTF, 0, len(tf))
+	out.Terms = make([]TermTF, 0, len(tf))
 	for t, v := range tf {
-		out.terms = append(out.terms, termTF{t, v})
+		out.Terms = append(out.Terms, TermTF{t, v})
 	}
 	etf := tc.ex
 	for i, ex := range d.Examples {
@@ -103,19 +104,25 @@ func (c *config) analyzeDoc(d *Doc, tc *termCounts) docTerms {
 		for _, tag := range ex.Tags {
 			c.an.each(strings.ReplaceAll(tag, "/", " "), count)
 		}
-		et := exampleTerms{n: n, terms: make([]string, 0, len(etf)), tfs: make([]uint8, 0, len(etf))}
+		et := ExampleTerms{N: n, Terms: make([]string, 0, len(etf)), TFs: make([]uint8, 0, len(etf))}
 		for t, v := range etf {
-			et.terms = append(et.terms, t)
-			et.tfs = append(et.tfs, v)
+			et.Terms = append(et.Terms, t)
+			et.TFs = append(et.TFs, v)
 		}
-		out.examples = append(out.examples, et)
+		out.Examples = append(out.Examples, et)
 	}
 	seenP := make(map[string]bool)
 	for _, p := range d.Protocols {
-		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !seenP[p] && len(p) <= MaxTagLen {
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !seenP[p] && len(p) <= maxTagLen {
 			seenP[p] = true
-			out.protos = append(out.protos, p)
+			out.Protos = append(out.Protos, p)
 		}
 	}
 	return out
+}
+
+// Reset empties the maps for the next document.
+func (tc *TermCounts) Reset() {
+	clear(tc.doc)
+	clear(tc.ex)
 }

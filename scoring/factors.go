@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"time"
 )
@@ -13,14 +14,14 @@ const (
 	fieldDesc
 	fieldTools
 	fieldSchema
-	numFields
+	NumFields
 )
 
 // Term frequencies are kept per field in 3 bits (saturating at 7), five
 // fields packed into a uint16 per posting.
 const (
-	tfBits = 3
-	tfMax  = 1<<tfBits - 1
+	TFBits = 3
+	TFMax  = 1<<TFBits - 1
 )
 
 // Per-document bounds: content past them is not indexed.
@@ -30,10 +31,10 @@ const (
 	maxFieldLen    = math.MaxUint16
 )
 
-// idf is the BM25 inverse document frequency in its positive form
+// IDF is the BM25 inverse document frequency in its positive form
 // ln(1 + (n - df + 0.5) / (df + 0.5)). df is capped at n: the index
 // counts dead documents until it compacts.
-func idf(n, df int) float64 {
+func IDF(n, df int) float64 {
 	df = min(df, n)
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
@@ -42,12 +43,12 @@ func idf(n, df int) float64 {
 // tabulated per query; longer fields compute theirs.
 const normTableLen = 256
 
-// normTable holds weight / (1 - b + b * len / avglen) per field and
+// NormTable holds weight / (1 - b + b * len / avglen) per field and
 // length.
-type normTable [numFields][normTableLen]float64
+type NormTable [NumFields][normTableLen]float64
 
-// fieldNorm is weight / (1 - b + b * len / avglen) of one field.
-func (c *config) fieldNorm(f int, l uint16, avg *[numFields]float64) float64 {
+// FieldNorm is weight / (1 - b + b * len / avglen) of one field.
+func (c *Model) FieldNorm(f int, l uint16, avg *[NumFields]float64) float64 {
 	norm := 1.0
 	if avg[f] > 0 {
 		norm = 1 - c.b + c.b*float64(l)/avg[f]
@@ -55,13 +56,13 @@ func (c *config) fieldNorm(f int, l uint16, avg *[numFields]float64) float64 {
 	return c.fields[f] / norm
 }
 
-// lengthStats returns BM25's length statistics: the mean length of each
+// LengthStats returns BM25's length statistics: the mean length of each
 // context field over live documents and the mean example length over
 // exLive examples (zero where there are none). The index and the naive
 // scorer share it, so both normalise with the same arithmetic.
-func lengthStats(sumLen *[numFields]int64, live int, exSumLen int64, exLive int) (avg [numFields]float64, exAvg float64) {
+func LengthStats(sumLen *[NumFields]int64, live int, exSumLen int64, exLive int) (avg [NumFields]float64, exAvg float64) {
 	if live > 0 {
-		for f := range numFields {
+		for f := range NumFields {
 			avg[f] = float64(sumLen[f]) / float64(live)
 		}
 	}
@@ -71,22 +72,30 @@ func lengthStats(sumLen *[numFields]int64, live int, exSumLen int64, exLive int)
 	return avg, exAvg
 }
 
-func (c *config) norms(avg *[numFields]float64) *normTable {
-	t := new(normTable)
-	for f := range numFields {
-		for l := range normTableLen {
-			t[f][l] = c.fieldNorm(f, uint16(l), avg)
-		}
-	}
+// Norms returns the field length normalization table for these mean
+// field lengths, for PseudoTF.
+func (c *Model) Norms(avg *[NumFields]float64) *NormTable {
+	t := new(NormTable)
+	c.FillNorms(t, avg)
 	return t
 }
 
-// pseudoTF is the BM25F combined term frequency of one posting:
+// FillNorms is Norms into a table the caller owns (an engine reuses one
+// across queries).
+func (c *Model) FillNorms(t *NormTable, avg *[NumFields]float64) {
+	for f := range NumFields {
+		for l := range normTableLen {
+			t[f][l] = c.FieldNorm(f, uint16(l), avg)
+		}
+	}
+}
+
+// PseudoTF is the BM25F combined term frequency of one posting:
 // sum over fields of tf * weight / (1 - b + b * len / avglen).
-func (c *config) pseudoTF(packed uint16, lens []uint16, avg *[numFields]float64, t *normTable) float64 {
+func (c *Model) PseudoTF(packed uint16, lens []uint16, avg *[NumFields]float64, t *NormTable) float64 {
 	s := 0.0
-	for f := range numFields {
-		tf := (packed >> (tfBits * f)) & tfMax
+	for f := range NumFields {
+		tf := (packed >> (TFBits * f)) & TFMax
 		if tf == 0 {
 			continue
 		}
@@ -95,15 +104,15 @@ func (c *config) pseudoTF(packed uint16, lens []uint16, avg *[numFields]float64,
 		if l < normTableLen {
 			wn = t[f][l]
 		} else {
-			wn = c.fieldNorm(f, l, avg)
+			wn = c.FieldNorm(f, l, avg)
 		}
 		s += float64(tf) * wn
 	}
 	return s
 }
 
-// exampleTF is the BM25 length-normalized term frequency in one example.
-func (c *config) exampleTF(tf uint8, n uint16, avg float64) float64 {
+// ExampleTF is the BM25 length-normalized term frequency in one example.
+func (c *Model) ExampleTF(tf uint8, n uint16, avg float64) float64 {
 	norm := 1.0
 	if avg > 0 {
 		norm = 1 - c.b + c.b*float64(n)/avg
@@ -111,7 +120,7 @@ func (c *config) exampleTF(tf uint8, n uint16, avg float64) float64 {
 	return float64(tf) / norm
 }
 
-// A BM25 contribution is idf(t) * tf/(k1+tf), so a sum over the query
+// A BM25 contribution is IDF(t) * tf/(k1+tf), so a sum over the query
 // terms is at most the sum of their idf, approached as every term grows
 // frequent. The context and example factors are that ratio, y =
 // sum / sum(idf) in [0, 1), lifted by the curve
@@ -139,26 +148,26 @@ func curveInverse(v float64) float64 {
 	return curveC * v / (1 + curveC - v)
 }
 
-// contextScore normalizes a BM25F sum to [0, 1) with curve.
-func (c *config) contextScore(acc, idfSum float64) float64 {
+// ContextScore normalizes a BM25F sum to [0, 1) with curve.
+func (c *Model) ContextScore(acc, idfSum float64) float64 {
 	if idfSum <= 0 || acc <= 0 {
 		return 0
 	}
 	return curve(acc / idfSum)
 }
 
-// exampleScore normalizes an example's BM25 sum the same way.
-func (c *config) exampleScore(acc, idfSum float64) float64 {
+// ExampleScore normalizes an example's BM25 sum the same way.
+func (c *Model) ExampleScore(acc, idfSum float64) float64 {
 	if idfSum <= 0 || acc <= 0 {
 		return 0
 	}
 	return curve(acc / idfSum)
 }
 
-// contextFloor returns a context sum below which a document's weighted
+// ContextFloor returns a context sum below which a document's weighted
 // context factor w * contextScore stays below v: 0 when v or w is not
 // positive (nothing is ruled out), +Inf when no sum reaches v.
-func (c *config) contextFloor(v, w, idfSum float64) float64 {
+func (c *Model) ContextFloor(v, w, idfSum float64) float64 {
 	if w <= 0 || v <= 0 {
 		return 0
 	}
@@ -168,34 +177,9 @@ func (c *config) contextFloor(v, w, idfSum float64) float64 {
 	return curveInverse(v/w) * idfSum * (1 - 1e-9)
 }
 
-// termBounds returns the most one term can add to the BM25F sum of a
-// document and to the BM25 sum of an example: idf * saturate(tf) at the
-// largest pseudo term frequency its bound allows (largest tf, shortest
-// field). It never undercuts a real contribution, since both the field
-// normalization and saturate grow with tf and shrink with length.
-func (c *config) termBounds(qt *queryTerm, avg *[numFields]float64, exAvg float64) (ctx, ex float64) {
-	if qt.po == nil {
-		return 0, 0
-	}
-	b := &qt.po.bound
-	if qt.df > 0 {
-		tf := 0.0
-		for f := range numFields {
-			if b.maxTF[f] > 0 {
-				tf += float64(b.maxTF[f]) * c.fieldNorm(f, b.minLen[f], avg)
-			}
-		}
-		ctx = qt.idf * c.saturate(tf)
-	}
-	if qt.exdf > 0 && b.exTF > 0 {
-		ex = qt.exIdf * c.saturate(c.exampleTF(b.exTF, b.exLen, exAvg))
-	}
-	return ctx, ex
-}
-
-// semanticBound bounds the semantic factor of a document that only the
+// SemanticBound bounds the semantic factor of a document that only the
 // remaining terms can reach, given the sums of their termBounds.
-func (c *config) semanticBound(restIdf, idfSum, restExIdf, exIdfSum float64) float64 {
+func (c *Model) SemanticBound(restIdf, idfSum, restExIdf, exIdfSum float64) float64 {
 	b := 0.0
 	if idfSum > 0 {
 		b = restIdf / idfSum
@@ -206,14 +190,14 @@ func (c *config) semanticBound(restIdf, idfSum, restExIdf, exIdfSum float64) flo
 	return curve(b)
 }
 
-// saturate is BM25's tf / (k1 + tf), in [0, 1).
-func (c *config) saturate(tf float64) float64 { return tf / (c.k1 + tf) }
+// Saturate is BM25's tf / (k1 + tf), in [0, 1).
+func (c *Model) Saturate(tf float64) float64 { return tf / (c.k1 + tf) }
 
-// reputation is the Laplace-smoothed success rate of this node's calls to
+// Reputation is the Laplace-smoothed success rate of this node's calls to
 // the agent ((successes+1)/(calls+2), 0.5 with no history), plus the
 // cold-start boost of ADP §5.2 while the agent has completed fewer than
 // coldTasks tasks, capped at 1.
-func (c *config) reputation(s Signals) float64 {
+func (c *Model) Reputation(s Signals) float64 {
 	succ, fail := max(s.Successes, 0), max(s.Failures, 0)
 	if s.Calls > succ+fail { // calls without a recorded outcome count as failures
 		fail = s.Calls - succ
@@ -225,10 +209,10 @@ func (c *config) reputation(s Signals) float64 {
 	return r
 }
 
-// rating is the mean of the ratings this node received for the agent,
+// Rating is the mean of the ratings this node received for the agent,
 // mapped from 1..5 stars to [0, 1] and shrunk towards 0.5 by two virtual
 // ratings, so one 5-star vote gives 0.83, not 1.
-func rating(s Signals) float64 {
+func Rating(s Signals) float64 {
 	n := float64(s.RatingCount)
 	if n <= 0 {
 		return 0.5
@@ -247,7 +231,9 @@ const (
 	statusTesting
 )
 
-func parseStatus(s string) uint8 {
+// ParseStatus maps a card status to its compact code for Availability
+// (anything else is unknown).
+func ParseStatus(s string) uint8 {
 	switch strings.ToLower(s) {
 	case "active":
 		return statusActive
@@ -263,10 +249,10 @@ func parseStatus(s string) uint8 {
 	return statusUnknown
 }
 
-// availability is 1 when the agent was reachable within the window, is
+// Availability is 1 when the agent was reachable within the window, is
 // neither inactive nor suspended, and runs fewer tasks than its
 // max_concurrent_tasks (0 = no limit); else 0 (ADP Table 11).
-func (c *config) availability(s Signals, maxConc int32, status uint8, now time.Time) float64 {
+func (c *Model) Availability(s Signals, maxConc int32, status uint8, now time.Time) float64 {
 	if s.LastSeen.IsZero() || now.Sub(s.LastSeen) > c.availWindow {
 		return 0
 	}
@@ -279,14 +265,14 @@ func (c *config) availability(s Signals, maxConc int32, status uint8, now time.T
 	return 1
 }
 
-// overloaded is the load filter of ADP §5.3.
-func overloaded(s Signals, maxConc int32) bool {
+// Overloaded is the load filter of ADP §5.3.
+func Overloaded(s Signals, maxConc int32) bool {
 	return maxConc > 0 && s.ActiveTasks >= int(maxConc)
 }
 
-// freshness is 1 for a record that never expires or was just indexed and
+// Freshness is 1 for a record that never expires or was just indexed and
 // falls linearly to 0 at its expiry; an expired record scores 0.
-func freshness(indexed, expires, now int64) float64 {
+func Freshness(indexed, expires, now int64) float64 {
 	if expires == 0 {
 		return 1
 	}
@@ -299,71 +285,75 @@ func freshness(indexed, expires, now int64) float64 {
 	return 1 - float64(now-indexed)/float64(expires-indexed)
 }
 
-func unixNano(t time.Time) int64 {
+// UnixNano is t in Unix nanoseconds, 0 for the zero time.
+func UnixNano(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
 	return t.UnixNano()
 }
 
-// qtag is one query tag.
-type qtag struct {
-	display string // as asked, cleaned ("nlp/*", "py")
-	raw     string // cleaned without the "/*" suffix
-	canon   string
-	prefix  bool
+// QueryTag is one query tag.
+type QueryTag struct {
+	Display string // as asked, cleaned ("nlp/*", "py")
+	Raw     string // cleaned without the "/*" suffix
+	Canon   string
+	Prefix  bool
 }
 
-// docTag is one declared tag of a document: cleaned and canonical.
-type docTag struct{ raw, canon string }
+// DocTag is one declared tag of a document: cleaned and canonical.
+type DocTag struct{ Raw, Canon string }
 
-// prepared is a query after validation and normalization.
-type prepared struct {
-	soft       []qtag   // tags, required and preferred tags, deduplicated
-	required   []string // canonical
-	excluded   []string // canonical
-	terms      []string // distinct analysed terms, in query order
-	protocols  []string
-	maxAge     time.Duration
-	allowStale bool
-	limit      int
-	minScore   float64
-	w          Weights // effective
-	other      float64 // weight of the non-relevance factors: bound on their contribution
-	filterOnly bool    // no tags and no text: every doc passing the filters is a candidate
-	warnings   []string
+// Plan is a query after validation and normalization: what both engines
+// (the index and Naive) score against.
+type Plan struct {
+	Soft       []QueryTag // tags, required and preferred tags, deduplicated
+	Required   []string   // canonical
+	Excluded   []string   // canonical
+	Terms      []string   // distinct analysed terms, in query order
+	Protocols  []string
+	MaxAge     time.Duration
+	AllowStale bool
+	Limit      int
+	MinScore   float64
+	Weights    Weights // effective
+	Other      float64 // weight of the non-relevance factors: bound on their contribution
+	FilterOnly bool    // no tags and no text: every doc passing the filters is a candidate
+	Warnings   []string
 }
 
-func (c *config) prepare(q Query) *prepared {
-	p := &prepared{maxAge: q.MaxAge, allowStale: q.AllowStale, limit: q.Limit, minScore: q.MinScore}
+// Prepare validates and normalizes q: limits clamped (with a warning),
+// tags cleaned and normalized, text analysed, weights made effective.
+func (c *Model) Prepare(q Query) *Plan {
+	p := &Plan{MaxAge: q.MaxAge, AllowStale: q.AllowStale, Limit: q.Limit, MinScore: q.MinScore}
 	switch {
-	case p.limit <= 0:
-		p.limit = DefaultLimit
-	case p.limit > MaxLimit:
-		p.limit = MaxLimit
-		p.warnings = append(p.warnings, "limit reduced to the maximum")
+	case p.Limit <= 0:
+		p.Limit = DefaultLimit
+	case p.Limit > MaxLimit:
+		p.Limit = MaxLimit
+		p.Warnings = append(p.Warnings, "limit reduced to the maximum")
 	}
-	if math.IsNaN(p.minScore) {
-		p.minScore = DefaultMinScore
+	if math.IsNaN(p.MinScore) {
+		p.MinScore = DefaultMinScore
 	}
 	seen := make(map[string]bool)
 	addSoft := func(list []string) {
 		for i, raw := range list {
 			if i >= MaxQueryTags {
-				p.warnings = append(p.warnings, "too many tags: extra tags ignored")
+				p.Warnings = append(p.Warnings, "too many tags: extra tags ignored")
 				break
 			}
 			qt, ok := c.queryTag(raw)
 			if !ok {
 				continue
 			}
-			key := qt.canon
-			if qt.prefix {
+			key := qt.Canon
+			if qt.Prefix {
 				key += "/*"
 			}
 			if !seen[key] {
 				seen[key] = true
-				p.soft = append(p.soft, qt)
+				p.Soft = append(p.Soft, qt)
 			}
 		}
 	}
@@ -372,12 +362,12 @@ func (c *config) prepare(q Query) *prepared {
 	addSoft(q.PreferredTags)
 	for i, raw := range q.RequiredTags {
 		if qt, ok := c.queryTag(raw); ok && i < MaxQueryTags {
-			p.required = append(p.required, qt.canon)
+			p.Required = append(p.Required, qt.Canon)
 		}
 	}
 	for i, raw := range q.ExcludedTags {
 		if qt, ok := c.queryTag(raw); ok && i < MaxQueryTags {
-			p.excluded = append(p.excluded, qt.canon)
+			p.Excluded = append(p.Excluded, qt.Canon)
 		}
 	}
 	for i, pr := range q.Protocols {
@@ -385,33 +375,33 @@ func (c *config) prepare(q Query) *prepared {
 			break
 		}
 		if pr = strings.ToLower(strings.TrimSpace(pr)); pr != "" {
-			p.protocols = append(p.protocols, pr)
+			p.Protocols = append(p.Protocols, pr)
 		}
 	}
 	text := q.Text
 	if len(text) > MaxQueryBytes {
 		text = text[:MaxQueryBytes]
-		p.warnings = append(p.warnings, "query text truncated")
+		p.Warnings = append(p.Warnings, "query text truncated")
 	}
 	tseen := make(map[string]bool)
 	c.an.each(text, func(t string) {
-		if !tseen[t] && len(p.terms) < MaxQueryTerms {
+		if !tseen[t] && len(p.Terms) < MaxQueryTerms {
 			tseen[t] = true
-			p.terms = append(p.terms, t)
+			p.Terms = append(p.Terms, t)
 		}
 	})
-	if strings.TrimSpace(q.Text) != "" && len(p.terms) == 0 {
-		p.warnings = append(p.warnings, "query text has no searchable terms")
+	if strings.TrimSpace(q.Text) != "" && len(p.Terms) == 0 {
+		p.Warnings = append(p.Warnings, "query text has no searchable terms")
 	}
 	w := c.weights
-	hasTags, hasText := len(p.soft) > 0, len(p.terms) > 0
+	hasTags, hasText := len(p.Soft) > 0, len(p.Terms) > 0
 	switch {
 	case hasTags && !hasText:
 		w.Tag, w.Semantic = w.Tag+w.Semantic, 0
 	case !hasTags && hasText:
 		w.Tag, w.Semantic = 0, w.Tag+w.Semantic
 	case !hasTags && !hasText:
-		p.filterOnly = true
+		p.FilterOnly = true
 		if rest := w.Reputation + w.Availability + w.Rating + w.Freshness; rest > 0 {
 			w = Weights{Reputation: w.Reputation / rest, Availability: w.Availability / rest,
 				Rating: w.Rating / rest, Freshness: w.Freshness / rest}
@@ -419,55 +409,55 @@ func (c *config) prepare(q Query) *prepared {
 			w = Weights{}
 		}
 	}
-	p.w = w
-	p.other = w.Reputation + w.Availability + w.Rating + w.Freshness
+	p.Weights = w
+	p.Other = w.Reputation + w.Availability + w.Rating + w.Freshness
 	return p
 }
 
 // queryTag parses one query tag: "nlp/*" is a prefix query.
-func (c *config) queryTag(raw string) (qtag, bool) {
-	display := clean(raw)
+func (c *Model) queryTag(raw string) (QueryTag, bool) {
+	display := c.tags.Clean(raw)
 	base, prefix := display, false
 	if strings.HasSuffix(base, "/*") {
 		base, prefix = strings.TrimSuffix(base, "/*"), true
 	}
-	canon := c.tax.Normalize(base)
+	canon := c.tags.Normalize(base)
 	if canon == "" || strings.ContainsRune(canon, '*') {
-		return qtag{}, false
+		return QueryTag{}, false
 	}
-	return qtag{display: display, raw: base, canon: canon, prefix: prefix}, true
+	return QueryTag{Display: display, Raw: base, Canon: canon, Prefix: prefix}, true
 }
 
-// tagEvidence counts the query tags a document matches and splits them
+// TagEvidence counts the query tags a document matches and splits them
 // into direct and expanded matches. A match is direct when the query tag
 // is not a prefix query and the document declares the very same tag;
 // every other match (alias, parent, prefix) is expanded.
-func tagEvidence(soft []qtag, tags []docTag) (matched, expanded []string) {
+func TagEvidence(tv Tags, soft []QueryTag, tags []DocTag) (matched, expanded []string) {
 	for _, q := range soft {
 		hit, direct := false, false
 		for _, t := range tags {
-			if covers(q.canon, t.canon) {
+			if tv.Covers(q.Canon, t.Canon) {
 				hit = true
-				if !q.prefix && t.canon == q.canon && t.raw == q.raw {
+				if !q.Prefix && t.Canon == q.Canon && t.Raw == q.Raw {
 					direct = true
 				}
 			}
 		}
 		switch {
 		case direct:
-			matched = append(matched, q.display)
+			matched = append(matched, q.Display)
 		case hit:
-			expanded = append(expanded, q.display)
+			expanded = append(expanded, q.Display)
 		}
 	}
 	return matched, expanded
 }
 
-// hitWeights returns the per-hit weights: the semantic weight goes to the
+// HitWeights returns the per-hit weights: the semantic weight goes to the
 // context or the example component, whichever is larger, so the semantic
 // factor is max(context, example) (discovery profile §7.3: the best
 // matching example counts on its own).
-func hitWeights(w Weights, ctx, ex float64) Components {
+func HitWeights(w Weights, ctx, ex float64) Components {
 	h := Components{Tag: w.Tag, Reputation: w.Reputation, Availability: w.Availability, Rating: w.Rating, Freshness: w.Freshness}
 	if ex > ctx {
 		h.Example = w.Semantic
@@ -477,10 +467,34 @@ func hitWeights(w Weights, ctx, ex float64) Components {
 	return h
 }
 
-// better orders hits: higher score first, then smaller id.
-func better(as float64, aid string, bs float64, bid string) bool {
+// Better orders hits: higher score first, then smaller id.
+func Better(as float64, aid string, bs float64, bid string) bool {
 	if as != bs {
 		return as > bs
 	}
 	return aid < bid
+}
+
+// Term is one text term of a query with its statistics.
+type Term struct {
+	Text       string
+	DF, ExDF   int // documents and examples with the term
+	IDF, ExIDF float64
+}
+
+// SortTerms orders terms rarest first (highest idf, then by text) and
+// returns the sums of their idf and example idf. Index and Naive add up
+// contributions in this order, so their sums agree to the last bit.
+func SortTerms(ts []Term) (idfSum, exIdfSum float64) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].IDF != ts[j].IDF {
+			return ts[i].IDF > ts[j].IDF
+		}
+		return ts[i].Text < ts[j].Text
+	})
+	for _, t := range ts {
+		idfSum += t.IDF
+		exIdfSum += t.ExIDF
+	}
+	return idfSum, exIdfSum
 }

@@ -53,7 +53,7 @@ func TestFactors(t *testing.T) {
 		{"negative counts", Signals{Successes: -3, Failures: -1, CompletedTasks: 9}, 0.5},
 	}
 	for _, tt := range rep {
-		if got := c.reputation(tt.s); math.Abs(got-tt.want) > 1e-12 {
+		if got := c.Reputation(tt.s); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("reputation %s = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -68,8 +68,8 @@ func TestFactors(t *testing.T) {
 		{Signals{RatingCount: 2, RatingSum: 1000}, 3.0 / 4}, // clamped to 5 stars
 	}
 	for _, tt := range rat {
-		if got := rating(tt.s); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("rating(%+v) = %v, want %v", tt.s, got, tt.want)
+		if got := Rating(tt.s); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Rating(%+v) = %v, want %v", tt.s, got, tt.want)
 		}
 	}
 	avl := []struct {
@@ -89,11 +89,11 @@ func TestFactors(t *testing.T) {
 		{"testing", Signals{LastSeen: now}, 0, statusTesting, 1},
 	}
 	for _, tt := range avl {
-		if got := c.availability(tt.s, tt.maxConc, tt.status, now); got != tt.want {
+		if got := c.Availability(tt.s, tt.maxConc, tt.status, now); got != tt.want {
 			t.Errorf("availability %s = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if !overloaded(Signals{ActiveTasks: 3}, 3) || overloaded(Signals{ActiveTasks: 2}, 3) || overloaded(Signals{ActiveTasks: 99}, 0) {
+	if !Overloaded(Signals{ActiveTasks: 3}, 3) || Overloaded(Signals{ActiveTasks: 2}, 3) || Overloaded(Signals{ActiveTasks: 99}, 0) {
 		t.Error("overloaded does not follow ADP 5.3")
 	}
 	n := now.UnixNano()
@@ -110,27 +110,8 @@ func TestFactors(t *testing.T) {
 		{n, n + hour, 1},
 	}
 	for _, tt := range fr {
-		if got := freshness(tt.indexed, tt.expires, n); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("freshness(%d, %d) = %v, want %v", tt.indexed-n, tt.expires-n, got, tt.want)
-		}
-	}
-}
-
-func TestCovers(t *testing.T) {
-	tests := []struct {
-		q, tag string
-		want   bool
-	}{
-		{"nlp", "nlp", true},
-		{"nlp", "nlp/translation", true},
-		{"nlp", "nlp/text/sentiment", true},
-		{"nlp/translation", "nlp", false},
-		{"nlp", "nlpx/translation", false},
-		{"nlp/trans", "nlp/translation", false},
-	}
-	for _, tt := range tests {
-		if got := covers(tt.q, tt.tag); got != tt.want {
-			t.Errorf("covers(%q, %q) = %v", tt.q, tt.tag, got)
+		if got := Freshness(tt.indexed, tt.expires, n); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Freshness(%d, %d) = %v, want %v", tt.indexed-n, tt.expires-n, got, tt.want)
 		}
 	}
 }

@@ -15,14 +15,14 @@ import (
 //
 // Naive is safe for concurrent use.
 type Naive struct {
-	cfg config
+	cfg *Model
 
 	mu       sync.RWMutex
 	terms    map[string]uint32
 	df, exdf []int
 	docs     map[string]*naiveDoc
 	order    []string // ids in insertion order, for deterministic scans
-	sumLen   [numFields]int64
+	sumLen   [NumFields]int64
 	exLive   int
 	exSumLen int64
 	sig      map[string]Signals
@@ -32,9 +32,9 @@ type naiveDoc struct {
 	id        string
 	terms     []uint32 // sorted
 	tfs       []uint16
-	lens      [numFields]uint16
+	lens      [NumFields]uint16
 	examples  []naiveExample
-	tags      []docTag
+	tags      []DocTag
 	protos    []string
 	maxConc   int32
 	status    uint8
@@ -52,7 +52,7 @@ type naiveExample struct {
 
 // NewNaive returns an empty naive scorer.
 func NewNaive(opts ...Option) (*Naive, error) {
-	cfg, err := newConfig(opts)
+	cfg, err := NewModel(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func NewNaive(opts ...Option) (*Naive, error) {
 func (n *Naive) SetSignals(id string, s Signals) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if s.isZero() {
+	if s.IsZero() {
 		delete(n.sig, id)
 	} else {
 		n.sig[id] = s
@@ -86,23 +86,23 @@ func (n *Naive) Upsert(d Doc) error {
 		n.Delete(d.ID)
 		return nil
 	}
-	dt := n.cfg.analyzeDoc(&d, nil)
+	dt := n.cfg.AnalyzeDoc(&d, nil)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.remove(d.ID)
 	nd := &naiveDoc{
-		id: d.ID, lens: dt.lens, tags: dt.tags, protos: dt.protos,
-		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: parseStatus(d.Status),
-		updated: unixNano(d.UpdatedAt), indexed: unixNano(d.IndexedAt), expires: unixNano(d.ExpiresAt),
+		id: d.ID, lens: dt.Lens, tags: dt.Tags, protos: dt.Protos,
+		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: ParseStatus(d.Status),
+		updated: UnixNano(d.UpdatedAt), indexed: UnixNano(d.IndexedAt), expires: UnixNano(d.ExpiresAt),
 		insertion: len(n.order),
 	}
 	type pair struct {
 		t  uint32
 		tf uint16
 	}
-	ps := make([]pair, len(dt.terms))
-	for i, t := range dt.terms {
-		ps[i] = pair{n.term(t.term), t.tf}
+	ps := make([]pair, len(dt.Terms))
+	for i, t := range dt.Terms {
+		ps[i] = pair{n.term(t.Term), t.TF}
 		n.df[ps[i].t]++
 	}
 	sort.Slice(ps, func(i, j int) bool { return ps[i].t < ps[j].t })
@@ -110,29 +110,29 @@ func (n *Naive) Upsert(d Doc) error {
 		nd.terms = append(nd.terms, p.t)
 		nd.tfs = append(nd.tfs, p.tf)
 	}
-	for f, l := range dt.lens {
+	for f, l := range dt.Lens {
 		n.sumLen[f] += int64(l)
 	}
-	for _, ex := range dt.examples {
+	for _, ex := range dt.Examples {
 		type epair struct {
 			t  uint32
 			tf uint8
 		}
-		eps := make([]epair, len(ex.terms))
-		for j, t := range ex.terms {
-			eps[j] = epair{n.term(t), ex.tfs[j]}
+		eps := make([]epair, len(ex.Terms))
+		for j, t := range ex.Terms {
+			eps[j] = epair{n.term(t), ex.TFs[j]}
 			n.exdf[eps[j].t]++
 		}
 		sort.Slice(eps, func(i, j int) bool { return eps[i].t < eps[j].t })
-		ne := naiveExample{n: ex.n}
+		ne := naiveExample{n: ex.N}
 		for _, p := range eps {
 			ne.terms = append(ne.terms, p.t)
 			ne.tfs = append(ne.tfs, p.tf)
 		}
 		nd.examples = append(nd.examples, ne)
-		n.exSumLen += int64(ex.n)
+		n.exSumLen += int64(ex.N)
 	}
-	n.exLive += len(dt.examples)
+	n.exLive += len(dt.Examples)
 	n.docs[d.ID] = nd
 	n.order = append(n.order, d.ID)
 	return nil
@@ -188,32 +188,32 @@ type naiveCand struct {
 
 // Search scores every document for q.
 func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
-	p := n.cfg.prepare(q)
-	res := Result{Weights: p.w, Warnings: p.warnings}
+	p := n.cfg.Prepare(q)
+	res := Result{Weights: p.Weights, Warnings: p.Warnings}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	live := len(n.docs)
-	avg, exAvg := lengthStats(&n.sumLen, live, n.exSumLen, n.exLive)
-	norms := n.cfg.norms(&avg)
-	qts := make([]queryTerm, len(p.terms))
-	for i, t := range p.terms {
-		qt := queryTerm{term: t}
+	avg, exAvg := LengthStats(&n.sumLen, live, n.exSumLen, n.exLive)
+	norms := n.cfg.Norms(&avg)
+	qts := make([]Term, len(p.Terms))
+	for i, t := range p.Terms {
+		qt := Term{Text: t}
 		if tn, ok := n.terms[t]; ok {
-			qt.df, qt.exdf = n.df[tn], n.exdf[tn]
+			qt.DF, qt.ExDF = n.df[tn], n.exdf[tn]
 		}
-		qt.idf, qt.exIdf = idf(live, qt.df), idf(n.exLive, qt.exdf)
+		qt.IDF, qt.ExIDF = IDF(live, qt.DF), IDF(n.exLive, qt.ExDF)
 		qts[i] = qt
 	}
-	idfSum, exIdfSum := sortTerms(qts)
+	idfSum, exIdfSum := SortTerms(qts)
 	tids := make([]int64, len(qts)) // -1: not in the vocabulary
 	idfs := make([]float64, len(qts))
 	exIdfs := make([]float64, len(qts))
 	for i, qt := range qts {
 		tids[i] = -1
-		if tn, ok := n.terms[qt.term]; ok {
+		if tn, ok := n.terms[qt.Text]; ok {
 			tids[i] = int64(tn)
 		}
-		idfs[i], exIdfs[i] = qt.idf, qt.exIdf
+		idfs[i], exIdfs[i] = qt.IDF, qt.ExIDF
 	}
 	nowNs := now.UnixNano()
 	var cands []naiveCand
@@ -226,10 +226,10 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if !n.pass(d, p, nowNs) {
 			continue
 		}
-		nm, ne := tagEvidence(p.soft, d.tags)
+		nm, ne := TagEvidence(n.cfg.tags, p.Soft, d.tags)
 		tagF := 0.0
-		if len(p.soft) > 0 {
-			tagF = float64(len(nm)+len(ne)) / float64(len(p.soft))
+		if len(p.Soft) > 0 {
+			tagF = float64(len(nm)+len(ne)) / float64(len(p.Soft))
 		}
 		acc := 0.0
 		for i, tn := range tids {
@@ -240,11 +240,11 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 			if j == len(d.terms) || d.terms[j] != uint32(tn) {
 				continue
 			}
-			if tf := n.cfg.pseudoTF(d.tfs[j], d.lens[:], &avg, norms); tf != 0 {
-				acc += idfs[i] * n.cfg.saturate(tf)
+			if tf := n.cfg.PseudoTF(d.tfs[j], d.lens[:], &avg, norms); tf != 0 {
+				acc += idfs[i] * n.cfg.Saturate(tf)
 			}
 		}
-		ctx := n.cfg.contextScore(acc, idfSum)
+		ctx := n.cfg.ContextScore(acc, idfSum)
 		best := 0.0
 		var exm []ExampleMatch
 		for e, ex := range d.examples {
@@ -255,19 +255,19 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 				}
 				j := sort.Search(len(ex.terms), func(k int) bool { return ex.terms[k] >= uint32(tn) })
 				if j < len(ex.terms) && ex.terms[j] == uint32(tn) {
-					ea += exIdfs[i] * n.cfg.saturate(n.cfg.exampleTF(ex.tfs[j], ex.n, exAvg))
+					ea += exIdfs[i] * n.cfg.Saturate(n.cfg.ExampleTF(ex.tfs[j], ex.n, exAvg))
 				}
 			}
 			if ea > 0 {
-				v := n.cfg.exampleScore(ea, exIdfSum)
+				v := n.cfg.ExampleScore(ea, exIdfSum)
 				best = max(best, v)
 				exm = append(exm, ExampleMatch{Index: e, Score: v})
 			}
 		}
-		if !p.filterOnly && tagF == 0 && max(ctx, best) == 0 {
+		if !p.FilterOnly && tagF == 0 && max(ctx, best) == 0 {
 			continue
 		}
-		rel := p.w.Tag*tagF + p.w.Semantic*max(ctx, best)
+		rel := p.Weights.Tag*tagF + p.Weights.Semantic*max(ctx, best)
 		bestRel = max(bestRel, rel)
 		cands = append(cands, naiveCand{d: d, rel: rel, tag: tagF, ctx: ctx, ex: best, matched: nm, expanded: ne, examples: exm})
 	}
@@ -282,64 +282,64 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if signals != nil {
 			sig = signals(d.id)
 		}
-		if overloaded(sig, d.maxConc) {
+		if Overloaded(sig, d.maxConc) {
 			continue
 		}
 		res.Scored++
 		comp := Components{
 			Tag: c.tag, Context: c.ctx, Example: c.ex,
-			Reputation:   n.cfg.reputation(sig),
-			Availability: n.cfg.availability(sig, d.maxConc, d.status, now),
-			Rating:       rating(sig),
-			Freshness:    freshness(d.indexed, d.expires, nowNs),
+			Reputation:   n.cfg.Reputation(sig),
+			Availability: n.cfg.Availability(sig, d.maxConc, d.status, now),
+			Rating:       Rating(sig),
+			Freshness:    Freshness(d.indexed, d.expires, nowNs),
 		}
-		hw := hitWeights(p.w, c.ctx, c.ex)
+		hw := HitWeights(p.Weights, c.ctx, c.ex)
 		score := comp.Dot(hw)
-		if score < p.minScore {
+		if score < p.MinScore {
 			continue
 		}
 		hits = append(hits, Hit{ID: d.id, Score: score, Components: comp, Weights: hw,
-			MatchedTags: c.matched, ExpandedTags: c.expanded, Examples: sortExamples(c.examples),
+			MatchedTags: c.matched, ExpandedTags: c.expanded, Examples: SortExamples(c.examples),
 			Stale: d.expires != 0 && nowNs >= d.expires})
 	}
-	sort.Slice(hits, func(i, j int) bool { return better(hits[i].Score, hits[i].ID, hits[j].Score, hits[j].ID) })
-	if len(hits) > p.limit {
-		hits = hits[:p.limit]
+	sort.Slice(hits, func(i, j int) bool { return Better(hits[i].Score, hits[i].ID, hits[j].Score, hits[j].ID) })
+	if len(hits) > p.Limit {
+		hits = hits[:p.Limit]
 	}
 	res.Hits = hits
 	return res
 }
 
-func (n *Naive) pass(d *naiveDoc, p *prepared, now int64) bool {
-	if d.expires != 0 && now >= d.expires && !p.allowStale {
+func (n *Naive) pass(d *naiveDoc, p *Plan, now int64) bool {
+	if d.expires != 0 && now >= d.expires && !p.AllowStale {
 		return false
 	}
-	if p.maxAge > 0 {
+	if p.MaxAge > 0 {
 		at := d.indexed
 		if at == 0 {
 			at = d.updated
 		}
-		if at == 0 || now-at > int64(p.maxAge) {
+		if at == 0 || now-at > int64(p.MaxAge) {
 			return false
 		}
 	}
-	if len(p.protocols) > 0 && !anyIn(d.protos, p.protocols) {
+	if len(p.Protocols) > 0 && !AnyIn(d.protos, p.Protocols) {
 		return false
 	}
 	has := func(q string) bool {
 		for _, t := range d.tags {
-			if covers(q, t.canon) {
+			if n.cfg.tags.Covers(q, t.Canon) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, r := range p.required {
+	for _, r := range p.Required {
 		if !has(r) {
 			return false
 		}
 	}
-	for _, e := range p.excluded {
+	for _, e := range p.Excluded {
 		if has(e) {
 			return false
 		}

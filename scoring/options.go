@@ -6,14 +6,19 @@ import (
 	"time"
 )
 
-// Option configures an Index or a Naive scorer.
-type Option func(*config) error
+// Option configures a Model, and so an index.Index (scoring/index) or a
+// Naive scorer.
+type Option func(*Model) error
 
-type config struct {
+// Model is the scoring model: the weights, BM25F parameters, analyzer,
+// tag vocabulary and factor parameters resolved from the options, with
+// the factor functions both engines (scoring/index and Naive) score
+// with. It is immutable after NewModel and safe for concurrent use.
+type Model struct {
 	weights      Weights
-	fields       [numFields]float64
+	fields       [NumFields]float64
 	k1, b        float64
-	tax          *Taxonomy
+	tags         Tags
 	an           analyzer
 	availWindow  time.Duration
 	coldTasks    int
@@ -22,13 +27,13 @@ type config struct {
 	floor        float64
 }
 
-func defaultConfig() config {
-	return config{
+func defaultConfig() Model {
+	return Model{
 		weights:      DefaultWeights,
 		fields:       DefaultFieldWeights.array(),
 		k1:           DefaultK1,
 		b:            DefaultB,
-		tax:          DefaultTaxonomy(),
+		tags:         exactTags{},
 		an:           analyzer{stem: true, stopwords: true},
 		availWindow:  DefaultAvailabilityWindow,
 		coldTasks:    DefaultColdStartTasks,
@@ -38,14 +43,17 @@ func defaultConfig() config {
 	}
 }
 
-func newConfig(opts []Option) (config, error) {
+// NewModel returns the scoring model the options describe: the defaults
+// of this file changed by opts. A Model is immutable and safe for
+// concurrent use; the index (scoring/index) and Naive score with one.
+func NewModel(opts ...Option) (*Model, error) {
 	c := defaultConfig()
 	for _, o := range opts {
 		if err := o(&c); err != nil {
-			return c, err
+			return nil, err
 		}
 	}
-	return c, nil
+	return &c, nil
 }
 
 // Defaults of the tunable parameters.
@@ -72,7 +80,7 @@ const (
 
 // WithWeights sets the factor weights (validated).
 func WithWeights(w Weights) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if err := w.Validate(); err != nil {
 			return err
 		}
@@ -83,7 +91,7 @@ func WithWeights(w Weights) Option {
 
 // WithFieldWeights sets the BM25F field weights.
 func WithFieldWeights(f FieldWeights) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if err := f.validate(); err != nil {
 			return err
 		}
@@ -94,7 +102,7 @@ func WithFieldWeights(f FieldWeights) Option {
 
 // WithBM25 sets k1 (> 0) and b (in [0, 1]).
 func WithBM25(k1, b float64) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if !(k1 > 0) || math.IsInf(k1, 0) || !(b >= 0 && b <= 1) {
 			return fmt.Errorf("%w: bm25 k1=%v b=%v", ErrBadOption, k1, b)
 		}
@@ -103,32 +111,35 @@ func WithBM25(k1, b float64) Option {
 	}
 }
 
-// WithTaxonomy replaces the built-in tag taxonomy (see NewTaxonomy to
-// extend it).
-func WithTaxonomy(t *Taxonomy) Option {
-	return func(c *config) error {
+// WithTags sets the tag vocabulary tags are cleaned, normalized and
+// matched with: pass adp/tag's taxonomy (tag.Default() or the node's
+// own). Without it a tag matches only the very same string: no case
+// folding, no aliases and no parent matches, which is right only for
+// tags already canonical on both sides.
+func WithTags(t Tags) Option {
+	return func(c *Model) error {
 		if t == nil {
-			return fmt.Errorf("%w: nil taxonomy", ErrBadOption)
+			return fmt.Errorf("%w: nil tags", ErrBadOption)
 		}
-		c.tax = t
+		c.tags = t
 		return nil
 	}
 }
 
 // WithStemming turns the light stemmer on or off (on by default).
 func WithStemming(on bool) Option {
-	return func(c *config) error { c.an.stem = on; return nil }
+	return func(c *Model) error { c.an.stem = on; return nil }
 }
 
 // WithStopwords turns English stopword removal on or off (on by default).
 func WithStopwords(on bool) Option {
-	return func(c *config) error { c.an.stopwords = on; return nil }
+	return func(c *Model) error { c.an.stopwords = on; return nil }
 }
 
 // WithAvailabilityWindow sets how recently an agent must have been seen to
 // be available.
 func WithAvailabilityWindow(d time.Duration) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if d <= 0 {
 			return fmt.Errorf("%w: availability window %v", ErrBadOption, d)
 		}
@@ -140,7 +151,7 @@ func WithAvailabilityWindow(d time.Duration) Option {
 // WithColdStart sets the ADP §5.2 cold-start rule: agents with fewer than
 // tasks completed tasks get boost (in [0, 1]) added to their reputation.
 func WithColdStart(tasks int, boost float64) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if tasks < 0 || !(boost >= 0 && boost <= 1) {
 			return fmt.Errorf("%w: cold start tasks=%d boost=%v", ErrBadOption, tasks, boost)
 		}
@@ -152,7 +163,7 @@ func WithColdStart(tasks int, boost float64) Option {
 // WithRelevanceFloor sets the relevance floor (in [0, 1]; 0 turns it and
 // the pruning it allows off).
 func WithRelevanceFloor(f float64) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if !(f >= 0 && f <= 1) {
 			return fmt.Errorf("%w: relevance floor %v", ErrBadOption, f)
 		}
@@ -164,7 +175,7 @@ func WithRelevanceFloor(f float64) Option {
 // WithCompactRatio sets when the index rebuilds its postings: once deleted
 // documents reach ratio times the live ones (default 0.5).
 func WithCompactRatio(ratio float64) Option {
-	return func(c *config) error {
+	return func(c *Model) error {
 		if !(ratio > 0) || math.IsInf(ratio, 0) {
 			return fmt.Errorf("%w: compact ratio %v", ErrBadOption, ratio)
 		}
@@ -172,3 +183,16 @@ func WithCompactRatio(ratio float64) Option {
 		return nil
 	}
 }
+
+// Weights returns the configured factor weights.
+func (c *Model) Weights() Weights { return c.weights }
+
+// Floor returns the relevance floor (WithRelevanceFloor).
+func (c *Model) Floor() float64 { return c.floor }
+
+// CompactRatio returns when an index rebuilds its postings
+// (WithCompactRatio).
+func (c *Model) CompactRatio() float64 { return c.compactRatio }
+
+// Tags returns the tag vocabulary (WithTags).
+func (c *Model) Tags() Tags { return c.tags }

@@ -64,7 +64,8 @@ type Signals struct {
 	ActiveTasks                int
 }
 
-func (s Signals) isZero() bool {
+// IsZero reports whether s records nothing.
+func (s Signals) IsZero() bool {
 	return s.Calls == 0 && s.Successes == 0 && s.Failures == 0 && s.CompletedTasks == 0 &&
 		s.RatingSum == 0 && s.RatingCount == 0 && s.LastSeen.IsZero() && s.ActiveTasks == 0
 }

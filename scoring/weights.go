@@ -55,8 +55,8 @@ type FieldWeights struct {
 // its skills over the words of free text.
 var DefaultFieldWeights = FieldWeights{Name: 2.5, Skills: 2, Description: 1, Tools: 1, Schema: 0.5}
 
-func (f FieldWeights) array() [numFields]float64 {
-	return [numFields]float64{f.Name, f.Skills, f.Description, f.Tools, f.Schema}
+func (f FieldWeights) array() [NumFields]float64 {
+	return [NumFields]float64{f.Name, f.Skills, f.Description, f.Tools, f.Schema}
 }
 
 func (f FieldWeights) validate() error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/adpnode/adpnode/adp"
+	adptag "github.com/adpnode/adpnode/adp/tag"
 )
 
 // ToA2A projects a card onto an A2A AgentCard (protocol 0.3), the document
@@ -327,11 +328,11 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 // importTag returns tag when it follows the ADP tag syntax, else its lower
 // case with runs of spaces turned into "-" when that does, else "".
 func importTag(tag string) string {
-	if _, err := adp.NormalizeTag(tag); err == nil {
+	if err := adptag.Check(tag); err == nil {
 		return tag
 	}
 	t := strings.Join(strings.Fields(strings.ToLower(tag)), "-")
-	if _, err := adp.NormalizeTag(t); err == nil {
+	if err := adptag.Check(t); err == nil {
 		return t
 	}
 	return ""

@@ -16,8 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/eval"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
@@ -97,7 +99,7 @@ type benchQuery struct {
 // the plain BM25 baseline (equal field weights, no stemming, no relevance
 // floor, the semantic factor alone).
 func rankerOptions(o benchDiscoverOpts) []scoring.Option {
-	var opts []scoring.Option
+	opts := []scoring.Option{scoring.WithTags(tag.Default())}
 	if o.baseline {
 		opts = append(opts,
 			scoring.WithWeights(scoring.Weights{Semantic: 1}),
@@ -135,7 +137,7 @@ func openLines(path string, fn func(n int, line []byte) error) error {
 }
 
 func benchFiles(out io.Writer, o benchDiscoverOpts) error {
-	idx, err := scoring.New(rankerOptions(o)...)
+	idx, err := index.New(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}
@@ -261,7 +263,7 @@ func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 	ups := make([]time.Duration, n)
 	upsCPU := make([]time.Duration, 0, n/100+1) // every 100th upsert, thread CPU time
 	before := heapAlloc()
-	idx, err := scoring.New(rankerOptions(o)...)
+	idx, err := index.New(rankerOptions(o)...)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
 )
 
@@ -31,7 +32,7 @@ type Generator struct {
 func New(seed uint64) *Generator {
 	return &Generator{
 		seed: seed,
-		tags: scoring.DefaultTaxonomy().StandardTags(),
+		tags: tag.Default().StandardTags(),
 		base: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
 }

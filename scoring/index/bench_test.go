@@ -1,11 +1,13 @@
-package scoring_test
+package index_test
 
 import (
 	"fmt"
 	"sync"
 	"testing"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
 
@@ -13,10 +15,10 @@ import (
 // discover --synthetic N` measures larger corpora.
 const benchN = 20000
 
-var benchCorpus = sync.OnceValues(func() (*scoring.Index, *scoring.Naive) {
+var benchCorpus = sync.OnceValues(func() (*index.Index, *scoring.Naive) {
 	g := synthetic.New(1)
-	x, _ := scoring.New()
-	nv, _ := scoring.NewNaive()
+	x, _ := index.New(scoring.WithTags(tag.Default()))
+	nv, _ := scoring.NewNaive(scoring.WithTags(tag.Default()))
 	for i := range benchN {
 		d := g.Doc(i)
 		_ = x.Upsert(d)
@@ -63,7 +65,7 @@ func BenchmarkUpsert(b *testing.B) {
 	for i := range docs {
 		docs[i] = g.Doc(i)
 	}
-	x, _ := scoring.New()
+	x, _ := index.New(scoring.WithTags(tag.Default()))
 	i := 0
 	for b.Loop() {
 		d := docs[i%len(docs)]

@@ -1,6 +1,10 @@
-package scoring
+package index
 
-import "math"
+import (
+	"math"
+
+	"github.com/adpnode/adpnode/scoring"
+)
 
 // Documents are grouped in blocks of 1<<blockShift consecutive numbers.
 // A term with at least blockMinPostings postings (context and example)
@@ -22,8 +26,8 @@ const (
 // contribution). Dead documents still count until compaction.
 type blockBound struct {
 	blk    uint32
-	maxTF  [numFields]uint8
-	minLen [numFields]uint8
+	maxTF  [scoring.NumFields]uint8
+	minLen [scoring.NumFields]uint8
 	exTF   uint8
 	exLen  uint8
 }
@@ -32,8 +36,8 @@ func capLen(l uint16) uint8 { return uint8(min(l, math.MaxUint8)) }
 
 // widenDoc widens the bound by a context posting.
 func (b *blockBound) widenDoc(packed uint16, lens []uint16) {
-	for f := range numFields {
-		tf := uint8((packed >> (tfBits * f)) & tfMax)
+	for f := range scoring.NumFields {
+		tf := uint8((packed >> (scoring.TFBits * f)) & scoring.TFMax)
 		if tf == 0 {
 			continue
 		}
@@ -71,7 +75,7 @@ func (x *Index) addDocBlock(p *postings, d uint32, packed uint16) {
 		x.maybeBuildBlocks(p)
 		return
 	}
-	p.blockOf(d>>blockShift).widenDoc(packed, x.lens[int(d)*numFields:int(d+1)*numFields])
+	p.blockOf(d>>blockShift).widenDoc(packed, x.lens[int(d)*scoring.NumFields:int(d+1)*scoring.NumFields])
 }
 
 // addExampleBlock records the example posting just appended for example
@@ -98,7 +102,7 @@ func (x *Index) buildBlocks(p *postings) {
 	p.blocks = make([]blockBound, 0, 8)
 	x.inBlockOrder(p, func(i int, blk uint32) {
 		d := p.docs[i]
-		p.blockOf(blk).widenDoc(p.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields])
+		p.blockOf(blk).widenDoc(p.tfs[i], x.lens[int(d)*scoring.NumFields:int(d+1)*scoring.NumFields])
 	}, func(j int, blk uint32) {
 		p.blockOf(blk).widenExample(p.extf[j], x.exLen[p.ex[j]])
 	})
@@ -153,23 +157,23 @@ func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx,
 		return
 	}
 	if po.blocks != nil {
-		sat := x.cfg.saturate
+		sat := x.cfg.Saturate
 		for k := range po.blocks {
 			b := &po.blocks[k]
 			ctx, ex := 0.0, 0.0
-			if qt.df > 0 {
+			if qt.DF > 0 {
 				tf := 0.0
-				for f := range numFields {
+				for f := range scoring.NumFields {
 					if b.maxTF[f] > 0 {
 						tf += float64(b.maxTF[f]) * t.norms[f][b.minLen[f]]
 					}
 				}
 				if tf > 0 {
-					ctx = qt.idf * sat(tf)
+					ctx = qt.IDF * sat(tf)
 				}
 			}
-			if qt.exdf > 0 && b.exTF > 0 {
-				ex = qt.exIdf * sat(x.cfg.exampleTF(b.exTF, uint16(b.exLen), t.exAvg))
+			if qt.ExDF > 0 && b.exTF > 0 {
+				ex = qt.ExIDF * sat(x.cfg.ExampleTF(b.exTF, uint16(b.exLen), t.exAvg))
 			}
 			fn(b.blk, ctx, ex)
 		}
@@ -190,15 +194,15 @@ func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx,
 		d := po.docs[i]
 		flush(blk)
 		if x.flags[d]&flagAlive != 0 {
-			if tf := x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], t.avg, t.norms); tf > 0 {
-				ctx = max(ctx, qt.idf*x.cfg.saturate(tf))
+			if tf := x.cfg.PseudoTF(po.tfs[i], x.lens[int(d)*scoring.NumFields:int(d+1)*scoring.NumFields], t.avg, t.norms); tf > 0 {
+				ctx = max(ctx, qt.IDF*x.cfg.Saturate(tf))
 			}
 		}
 	}, func(j int, blk uint32) {
 		e := po.ex[j]
 		flush(blk)
 		if x.flags[x.exDoc[e]]&flagAlive != 0 {
-			ex = max(ex, qt.exIdf*x.cfg.saturate(x.cfg.exampleTF(po.extf[j], x.exLen[e], t.exAvg)))
+			ex = max(ex, qt.ExIDF*x.cfg.Saturate(x.cfg.ExampleTF(po.extf[j], x.exLen[e], t.exAvg)))
 		}
 	})
 	flush(math.MaxUint32)
@@ -245,8 +249,8 @@ func (x *Index) dropBlocks(bq *blockQuery, qt *queryTerm, t *textQuery) {
 // document of block b that only the unread terms can reach. The sums were
 // built by adding and subtracting, so a relative margin covers their
 // rounding.
-func (bq *blockQuery) semantic(c *config, w float64, b int, t *textQuery) float64 {
-	return w*c.semanticBound(bq.ctx[b]*(1+1e-9), t.idfSum, bq.ex[b]*(1+1e-9), t.exIdfSum) + 1e-9
+func (bq *blockQuery) semantic(c *scoring.Model, w float64, b int, t *textQuery) float64 {
+	return w*c.SemanticBound(bq.ctx[b]*(1+1e-9), t.idfSum, bq.ex[b]*(1+1e-9), t.exIdfSum) + 1e-9
 }
 
 // blockStates sets the admission state of every block for the term about
@@ -254,7 +258,7 @@ func (bq *blockQuery) semantic(c *config, w float64, b int, t *textQuery) float6
 // closed where the bound of the block cannot reach the relevance floor,
 // the minimum score or the k-th best score so far (theta), as Search
 // decides for the whole index. It returns the states, by block.
-func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, closedPlain bool, lb, theta, zeroOther float64) []uint8 {
+func (x *Index) blockStates(bq *blockQuery, p *scoring.Plan, t *textQuery, closed, closedPlain bool, lb, theta, zeroOther float64) []uint8 {
 	all := uint8(blockOpen)
 	switch {
 	case closed:
@@ -262,15 +266,15 @@ func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, c
 	case closedPlain:
 		all = blockClosedPlain
 	}
-	floorLB := x.cfg.floor * lb
+	floorLB := x.cfg.Floor() * lb
 	for b := range bq.state {
 		st := all
 		if st != blockClosed {
-			ub := bq.semantic(&x.cfg, p.w.Semantic, b, t)
+			ub := bq.semantic(x.cfg, p.Weights.Semantic, b, t)
 			switch {
-			case (x.cfg.floor > 0 && ub < floorLB) || ub+p.other < p.minScore || ub+p.other < theta:
+			case (x.cfg.Floor() > 0 && ub < floorLB) || ub+p.Other < p.MinScore || ub+p.Other < theta:
 				st = blockClosed
-			case ub+zeroOther < p.minScore || ub+zeroOther < theta:
+			case ub+zeroOther < p.MinScore || ub+zeroOther < theta:
 				st = blockClosedPlain
 			}
 		}
@@ -284,21 +288,21 @@ func (x *Index) blockStates(bq *blockQuery, p *prepared, t *textQuery, closed, c
 // they are no longer held, so the terms do not accumulate for them. It
 // returns the largest bound of their relevance (-Inf for none), which the
 // relevance floor must allow for.
-func (x *Index) dropTagDocs(s *scratch, p *prepared, bq *blockQuery, t *textQuery, theta, zeroOther float64) float64 {
+func (x *Index) dropTagDocs(s *scratch, p *scoring.Plan, bq *blockQuery, t *textQuery, theta, zeroOther float64) float64 {
 	sem := resize(bq.sem, len(bq.ctx))
 	for b := range sem {
-		sem[b] = bq.semantic(&x.cfg, p.w.Semantic, b, t)
+		sem[b] = bq.semantic(x.cfg, p.Weights.Semantic, b, t)
 	}
 	bq.sem = sem
 	ub := math.Inf(-1)
 	keep := s.touched[:0]
-	per := p.w.Tag / float64(len(p.soft))
+	per := p.Weights.Tag / float64(len(p.Soft))
 	for _, d := range s.touched {
 		ds := &s.docs[d]
 		rel := per*float64(ds.tagN) + sem[d>>blockShift]
 		other := zeroOther
 		if x.flags[d]&flagSig != 0 {
-			other = p.other
+			other = p.Other
 		}
 		if rel+other < theta {
 			ub = max(ub, rel)

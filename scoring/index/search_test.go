@@ -1,4 +1,4 @@
-package scoring_test
+package index_test
 
 import (
 	"math"
@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -34,9 +36,10 @@ func corpus() []scoring.Doc {
 }
 
 // engines returns an index and a naive scorer over the same documents.
-func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*scoring.Index, *scoring.Naive) {
+func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*index.Index, *scoring.Naive) {
 	t.Helper()
-	x, err := scoring.New(opts...)
+	opts = append([]scoring.Option{scoring.WithTags(tag.Default())}, opts...)
+	x, err := index.New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func engines(t testing.TB, docs []scoring.Doc, opts ...scoring.Option) (*scoring
 
 // search runs q on both engines, checks that they agree and that the
 // evidence adds up, and returns the index result.
-func search(t *testing.T, x *scoring.Index, nv *scoring.Naive, q scoring.Query, sig scoring.SignalFunc) scoring.Result {
+func search(t *testing.T, x *index.Index, nv *scoring.Naive, q scoring.Query, sig scoring.SignalFunc) scoring.Result {
 	t.Helper()
 	r := x.Search(q, sig, t0)
 	n := nv.Search(q, sig, t0)
@@ -366,7 +369,7 @@ func TestSignalsRank(t *testing.T) {
 // rank like pulled ones.
 func TestPushedSignals(t *testing.T) {
 	good := scoring.Signals{Calls: 50, Successes: 50, CompletedTasks: 50, RatingCount: 10, RatingSum: 50, LastSeen: t0}
-	x, err := scoring.New()
+	x, err := index.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,5 +408,42 @@ func TestHostileQuery(t *testing.T) {
 	r := search(t, x, nv, q, nil)
 	if len(r.Warnings) == 0 {
 		t.Error("no warnings for an oversized query")
+	}
+}
+
+// TestTagSpellings ranks an agent declaring "Text_Analysis" and "py" for
+// every spelling adp/tag's taxonomy maps to the same canonical tag, the
+// same spellings the DHT finds it under; without the taxonomy tags match
+// only as spelled.
+func TestTagSpellings(t *testing.T) {
+	docs := []scoring.Doc{
+		{ID: "a1", Name: "Analyst", Tags: []string{"Text_Analysis", "py"}},
+		{ID: "a2", Name: "Painter", Tags: []string{"creative/design"}},
+	}
+	x, nv := engines(t, docs)
+	for _, q := range []string{"text-analysis", "Text_Analysis", "text analysis", "python", "Python", "coding/python", "coding"} {
+		for name, res := range map[string]scoring.Result{
+			"index": x.Search(scoring.Query{Tags: []string{q}}, nil, t0),
+			"naive": nv.Search(scoring.Query{Tags: []string{q}}, nil, t0),
+		} {
+			if len(res.Hits) != 1 || res.Hits[0].ID != "a1" || res.Hits[0].Components.Tag != 1 {
+				t.Errorf("%s: tag %q: hits %+v, want a1 alone with tag factor 1", name, q, res.Hits)
+			}
+		}
+	}
+	plain, err := index.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := plain.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := plain.Search(scoring.Query{Tags: []string{"python"}}, nil, t0); len(res.Hits) != 0 {
+		t.Errorf("without tags: python = %+v, want no hit", res.Hits)
+	}
+	if res := plain.Search(scoring.Query{Tags: []string{"Text_Analysis"}}, nil, t0); len(res.Hits) != 1 {
+		t.Errorf("without tags: the declared spelling = %+v, want one hit", res.Hits)
 	}
 }

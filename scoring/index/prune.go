@@ -1,38 +1,46 @@
-package scoring
+package index
 
 import (
 	"container/heap"
 	"math"
-	"sort"
 	"time"
+
+	"github.com/adpnode/adpnode/scoring"
 )
 
-// queryTerm is one text term of a query with its statistics.
+// queryTerm is one text term of a query with its statistics and, once
+// planned, its postings and bounds.
 type queryTerm struct {
-	term       string
-	po         *postings
-	df, exdf   int
-	idf, exIdf float64
+	scoring.Term
+	po *postings
 	// ubCtx and ubEx bound what the term adds to a BM25F sum and to an
 	// example's BM25 sum (termBounds).
 	ubCtx, ubEx float64
 }
 
-// sortTerms orders terms rarest first (highest idf, then by term) and
-// returns the sums of their idf and example idf. Index and Naive add up
-// contributions in this order, so their sums agree to the last bit.
-func sortTerms(qts []queryTerm) (idfSum, exIdfSum float64) {
-	sort.Slice(qts, func(i, j int) bool {
-		if qts[i].idf != qts[j].idf {
-			return qts[i].idf > qts[j].idf
-		}
-		return qts[i].term < qts[j].term
-	})
-	for _, qt := range qts {
-		idfSum += qt.idf
-		exIdfSum += qt.exIdf
+// termBounds returns the most one term can add to the BM25F sum of a
+// document and to the BM25 sum of an example: idf * saturate(tf) at the
+// largest pseudo term frequency its bound allows (largest tf, shortest
+// field). It never undercuts a real contribution, since both the field
+// normalization and saturate grow with tf and shrink with length.
+func termBounds(c *scoring.Model, qt *queryTerm, avg *[scoring.NumFields]float64, exAvg float64) (ctx, ex float64) {
+	if qt.po == nil {
+		return 0, 0
 	}
-	return idfSum, exIdfSum
+	b := &qt.po.bound
+	if qt.DF > 0 {
+		tf := 0.0
+		for f := range scoring.NumFields {
+			if b.maxTF[f] > 0 {
+				tf += float64(b.maxTF[f]) * c.FieldNorm(f, b.minLen[f], avg)
+			}
+		}
+		ctx = qt.IDF * c.Saturate(tf)
+	}
+	if qt.ExDF > 0 && b.exTF > 0 {
+		ex = qt.ExIDF * c.Saturate(c.ExampleTF(b.exTF, b.exLen, exAvg))
+	}
+	return ctx, ex
 }
 
 // maxThetaTries bounds how often one search computes theta (each costs a
@@ -54,7 +62,7 @@ func restBounds(qts []queryTerm) (ctx, ex float64) {
 func restPostings(qts []queryTerm) int {
 	n := 0
 	for _, qt := range qts {
-		n += qt.df + qt.exdf
+		n += qt.DF + qt.ExDF
 	}
 	return n
 }
@@ -62,9 +70,9 @@ func restPostings(qts []queryTerm) int {
 // zeroOther bounds what reputation, availability, rating and freshness
 // add to the score of an agent without signals (exact but for
 // freshness, bounded by 1).
-func (x *Index) zeroOther(p *prepared) float64 {
-	zero := Components{Reputation: x.cfg.reputation(Signals{}), Rating: rating(Signals{}), Freshness: 1}
-	return zero.Dot(Components{Reputation: p.w.Reputation, Rating: p.w.Rating, Freshness: p.w.Freshness})
+func (x *Index) zeroOther(p *scoring.Plan) float64 {
+	zero := scoring.Components{Reputation: x.cfg.Reputation(scoring.Signals{}), Rating: scoring.Rating(scoring.Signals{}), Freshness: 1}
+	return zero.Dot(scoring.Components{Reputation: p.Weights.Reputation, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
 }
 
 // theta returns a lower bound of the final k-th best score from the
@@ -73,7 +81,7 @@ func (x *Index) zeroOther(p *prepared) float64 {
 // signals or none), counting only documents sure to stay above the final
 // relevance floor, whatever the remaining terms (which add at most
 // ubRest) do. It returns -Inf when fewer than k documents qualify.
-func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, t *textQuery, next int, zeroOther, ubRest float64, now time.Time) float64 {
+func (x *Index) theta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, next int, zeroOther, ubRest float64, now time.Time) float64 {
 	idfSum := t.idfSum
 	x.bestExamples(s, t.exIdfSum)
 	best := ubRest // bounds the final best relevance of an untouched document
@@ -90,38 +98,38 @@ func (x *Index) theta(s *scratch, p *prepared, pass func(uint32) bool, t *textQu
 	// Final relevance is at most partial relevance plus ubRest, so best
 	// still bounds the final best relevance after seeding.
 	x.seed(s, p, t, next, rels)
-	floor := x.cfg.floor * min(best, p.w.Tag+p.w.Semantic)
-	top := make(minHeap, 0, p.limit+1)
+	floor := x.cfg.Floor() * min(best, p.Weights.Tag+p.Weights.Semantic)
+	top := make(minHeap, 0, p.Limit+1)
 	nowNs := now.UnixNano()
 	for i, d := range s.touched {
 		rel := rels[i]
-		if rel < floor || math.IsInf(rel, -1) || (len(top) == p.limit && rel+p.other <= top[0]) {
+		if rel < floor || math.IsInf(rel, -1) || (len(top) == p.Limit && rel+p.Other <= top[0]) {
 			continue
 		}
 		m := &x.meta[d]
 		v := rel
 		if x.flags[d]&flagSig != 0 {
 			sig := x.sig[x.ids[d]]
-			if overloaded(sig, m.maxConc) {
+			if scoring.Overloaded(sig, m.maxConc) {
 				continue
 			}
-			v += Components{Reputation: x.cfg.reputation(sig), Availability: x.cfg.availability(sig, m.maxConc, m.status, now),
-				Rating: rating(sig), Freshness: freshness(m.indexed, m.expires, nowNs)}.Dot(
-				Components{Reputation: p.w.Reputation, Availability: p.w.Availability, Rating: p.w.Rating, Freshness: p.w.Freshness})
+			v += scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
+				Rating: scoring.Rating(sig), Freshness: scoring.Freshness(m.indexed, m.expires, nowNs)}.Dot(
+				scoring.Components{Reputation: p.Weights.Reputation, Availability: p.Weights.Availability, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
 		} else {
-			v += zeroOther - p.w.Freshness*(1-freshness(m.indexed, m.expires, nowNs))
+			v += zeroOther - p.Weights.Freshness*(1-scoring.Freshness(m.indexed, m.expires, nowNs))
 		}
-		if v < p.minScore || !pass(d) {
+		if v < p.MinScore || !pass(d) {
 			continue
 		}
-		if len(top) < p.limit {
+		if len(top) < p.Limit {
 			heap.Push(&top, v)
 		} else if v > top[0] {
 			top[0] = v
 			heap.Fix(&top, 0)
 		}
 	}
-	if len(top) < p.limit {
+	if len(top) < p.Limit {
 		return math.Inf(-1)
 	}
 	return top[0] - 1e-9
@@ -145,7 +153,7 @@ func (h *minHeap) Pop() any {
 func (x *Index) bestExamples(s *scratch, exIdfSum float64) {
 	for _, e := range s.exTouched {
 		d := x.exDoc[e]
-		if v := x.cfg.exampleScore(s.exAcc[e], exIdfSum); v > s.docs[d].exBest {
+		if v := x.cfg.ExampleScore(s.exAcc[e], exIdfSum); v > s.docs[d].exBest {
 			s.docs[d].exBest = v
 		}
 	}
@@ -153,16 +161,16 @@ func (x *Index) bestExamples(s *scratch, exIdfSum float64) {
 
 // relevance returns the candidate entry of a document that passed the
 // filters, or false when it matches neither a tag nor a term.
-func (x *Index) relevance(s *scratch, p *prepared, d uint32, idfSum float64) (cand, bool) {
+func (x *Index) relevance(s *scratch, p *scoring.Plan, d uint32, idfSum float64) (cand, bool) {
 	tagF := 0.0
-	if len(p.soft) > 0 {
-		tagF = float64(s.docs[d].tagN) / float64(len(p.soft))
+	if len(p.Soft) > 0 {
+		tagF = float64(s.docs[d].tagN) / float64(len(p.Soft))
 	}
-	ctx := x.cfg.contextScore(s.docs[d].acc, idfSum)
+	ctx := x.cfg.ContextScore(s.docs[d].acc, idfSum)
 	ex := s.docs[d].exBest
 	sem := max(ctx, ex)
-	if !p.filterOnly && tagF == 0 && sem == 0 {
+	if !p.FilterOnly && tagF == 0 && sem == 0 {
 		return cand{}, false
 	}
-	return cand{doc: d, rel: p.w.Tag*tagF + p.w.Semantic*sem, tag: tagF, ctx: ctx, ex: ex}, true
+	return cand{doc: d, rel: p.Weights.Tag*tagF + p.Weights.Semantic*sem, tag: tagF, ctx: ctx, ex: ex}, true
 }

@@ -1,14 +1,14 @@
-package scoring_test
+package tag_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/adp/tag"
 )
 
 func TestTaxonomySize(t *testing.T) {
-	tax := scoring.DefaultTaxonomy()
+	tax := tag.Default()
 	tags := tax.StandardTags()
 	if len(tags) < 80 {
 		t.Fatalf("standard tags = %d, want >= 80", len(tags))
@@ -21,7 +21,7 @@ func TestTaxonomySize(t *testing.T) {
 		}
 		cats[cat]++
 	}
-	for _, c := range scoring.Categories {
+	for _, c := range tag.Categories {
 		if cats[c] == 0 {
 			t.Errorf("category %q has no standard tag", c)
 		}
@@ -41,7 +41,7 @@ func TestTaxonomySize(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
-	tax := scoring.NewTaxonomy([]string{"finance/invoicing"}, map[string]string{"bills": "invoicing", "py": "snake"})
+	tax := tag.New([]string{"finance/invoicing"}, map[string]string{"bills": "invoicing", "py": "snake"})
 	tests := []struct{ in, want string }{
 		{"python", "coding/python"},
 		{"Python", "coding/python"},
@@ -60,43 +60,11 @@ func TestNormalize(t *testing.T) {
 		{"py", "snake"},                // configuration overrides the built-in alias
 		{"", ""},
 		{"///", ""},
-		{strings.Repeat("x", 500), strings.Repeat("x", scoring.MaxTagLen)},
+		{strings.Repeat("x", 500), strings.Repeat("x", tag.MaxLen)},
 	}
 	for _, tt := range tests {
 		if got := tax.Normalize(tt.in); got != tt.want {
 			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestDefaultsAndWeights(t *testing.T) {
-	if err := scoring.DefaultWeights.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	bad := []scoring.Weights{
-		{Tag: 0.5, Semantic: 0.5, Reputation: 0.1},
-		{Tag: -0.1, Semantic: 1.1},
-		{Tag: 0.5},
-		{},
-	}
-	for _, w := range bad {
-		if err := w.Validate(); err == nil {
-			t.Errorf("Validate(%+v) = nil, want error", w)
-		}
-		if _, err := scoring.New(scoring.WithWeights(w)); err == nil {
-			t.Errorf("New(WithWeights(%+v)) accepted bad weights", w)
-		}
-	}
-	if _, err := scoring.New(scoring.WithBM25(0, 0.5)); err == nil {
-		t.Error("k1 = 0 accepted")
-	}
-	if _, err := scoring.New(scoring.WithBM25(1.2, 1.5)); err == nil {
-		t.Error("b = 1.5 accepted")
-	}
-	if _, err := scoring.New(scoring.WithFieldWeights(scoring.FieldWeights{})); err == nil {
-		t.Error("all-zero field weights accepted")
-	}
-	if _, err := scoring.New(scoring.WithColdStart(5, 2)); err == nil {
-		t.Error("cold-start boost 2 accepted")
 	}
 }

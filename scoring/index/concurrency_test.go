@@ -1,18 +1,20 @@
-package scoring_test
+package index_test
 
 import (
 	"math"
 	"sync"
 	"testing"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
 
 // Searches run while documents and signals change; run with -race.
 func TestConcurrentUse(t *testing.T) {
 	g := synthetic.New(11)
-	x, err := scoring.New()
+	x, err := index.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestConcurrentUse(t *testing.T) {
 // Hostile queries never panic and always produce consistent evidence.
 func FuzzSearch(f *testing.F) {
 	g := synthetic.New(5)
-	x, err := scoring.New()
+	x, err := index.New(scoring.WithTags(tag.Default()))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -93,6 +95,6 @@ func FuzzSearch(f *testing.F) {
 				t.Fatalf("hit %+v: evidence does not add up", h)
 			}
 		}
-		_ = x.Taxonomy().Normalize(tag)
+		_ = x.Tags().Normalize(tag)
 	})
 }

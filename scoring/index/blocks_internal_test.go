@@ -1,4 +1,4 @@
-package scoring
+package index
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/adpnode/adpnode/adp/tag"
+	"github.com/adpnode/adpnode/scoring"
 )
 
 func TestGallop(t *testing.T) {
@@ -27,7 +30,7 @@ func TestGallop(t *testing.T) {
 // documents replaced and deleted (dead ones still counted) and after
 // compaction (bounds rebuilt).
 func TestBlockBoundsHold(t *testing.T) {
-	x, err := New(WithCompactRatio(1e9))
+	x, err := New(scoring.WithTags(tag.Default()), scoring.WithCompactRatio(1e9))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +46,8 @@ func TestBlockBoundsHold(t *testing.T) {
 	}
 	const n = 3000
 	for i := range n {
-		d := Doc{ID: fmt.Sprint(i % 2500), Name: text(1 + r.IntN(3)), Description: text(r.IntN(40)),
-			Examples: []ExampleText{{Text: text(1 + r.IntN(12))}, {Text: text(1 + r.IntN(30))}}}
+		d := scoring.Doc{ID: fmt.Sprint(i % 2500), Name: text(1 + r.IntN(3)), Description: text(r.IntN(40)),
+			Examples: []scoring.ExampleText{{Text: text(1 + r.IntN(12))}, {Text: text(1 + r.IntN(30))}}}
 		if err := x.Upsert(d); err != nil {
 			t.Fatal(err)
 		}
@@ -55,12 +58,12 @@ func TestBlockBoundsHold(t *testing.T) {
 	check := func(stage string) {
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		avg, exAvg := lengthStats(&x.sumLen, x.live, x.exSumLen, x.exLive)
-		tq := textQuery{avg: &avg, norms: x.cfg.norms(&avg), exAvg: exAvg}
+		avg, exAvg := scoring.LengthStats(&x.sumLen, x.live, x.exSumLen, x.exLive)
+		tq := textQuery{avg: &avg, norms: x.cfg.Norms(&avg), exAvg: exAvg}
 		withBlocks := 0
 		for term, tn := range x.terms {
 			po := &x.post[tn]
-			qt := queryTerm{term: term, po: po, df: len(po.docs), exdf: len(po.ex), idf: 1, exIdf: 1}
+			qt := queryTerm{Term: scoring.Term{Text: term, DF: len(po.docs), ExDF: len(po.ex), IDF: 1, ExIDF: 1}, po: po}
 			bounds := map[uint32][2]float64{}
 			x.termBlocks(&qt, &tq, func(blk uint32, ctx, ex float64) { bounds[blk] = [2]float64{ctx, ex} })
 			if po.blocks != nil {
@@ -73,7 +76,7 @@ func TestBlockBoundsHold(t *testing.T) {
 				if x.flags[d]&flagAlive == 0 {
 					continue
 				}
-				c := x.cfg.saturate(x.cfg.pseudoTF(po.tfs[i], x.lens[int(d)*numFields:int(d+1)*numFields], &avg, tq.norms))
+				c := x.cfg.Saturate(x.cfg.PseudoTF(po.tfs[i], x.lens[int(d)*scoring.NumFields:int(d+1)*scoring.NumFields], &avg, tq.norms))
 				if b, ok := bounds[d>>blockShift]; !ok || c > b[0] {
 					t.Fatalf("%s: %q doc %d contributes %v, block bound %v", stage, term, d, c, b[0])
 				}
@@ -83,7 +86,7 @@ func TestBlockBoundsHold(t *testing.T) {
 				if x.flags[d]&flagAlive == 0 {
 					continue
 				}
-				c := x.cfg.saturate(x.cfg.exampleTF(po.extf[i], x.exLen[e], exAvg))
+				c := x.cfg.Saturate(x.cfg.ExampleTF(po.extf[i], x.exLen[e], exAvg))
 				if b, ok := bounds[d>>blockShift]; !ok || c > b[1] {
 					t.Fatalf("%s: %q example %d contributes %v, block bound %v", stage, term, e, c, b[1])
 				}

@@ -1,9 +1,11 @@
-package scoring
+package index
 
 import (
 	"container/heap"
 	"math"
 	"time"
+
+	"github.com/adpnode/adpnode/scoring"
 )
 
 // preTheta computes the final score of at most preSeedFactor times the
@@ -26,38 +28,38 @@ const (
 // score and is sure to stay above the final relevance floor, which is at
 // most the floor times the largest relevance possible. It returns -Inf
 // when fewer than limit documents qualify.
-func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *textQuery, now time.Time) float64 {
-	budget := preSeedFactor * p.limit
+func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, now time.Time) float64 {
+	budget := preSeedFactor * p.Limit
 	if budget <= 0 {
 		return math.Inf(-1)
 	}
-	floor := x.cfg.floor * (p.w.Tag + p.w.Semantic)
+	floor := x.cfg.Floor() * (p.Weights.Tag + p.Weights.Semantic)
 	nowNs := now.UnixNano()
-	top := make(minHeap, 0, p.limit+1)
+	top := make(minHeap, 0, p.Limit+1)
 	try := func(d uint32, budget *int) {
 		*budget--
 		if !pass(d) {
 			return
 		}
 		m := &x.meta[d]
-		var sig Signals
+		var sig scoring.Signals
 		if x.flags[d]&flagSig != 0 {
 			sig = x.sig[x.ids[d]]
 		}
-		if overloaded(sig, m.maxConc) {
+		if scoring.Overloaded(sig, m.maxConc) {
 			return
 		}
 		rel := x.finalRelevance(s, p, d, t)
 		if rel <= 0 || rel < floor {
 			return
 		}
-		v := rel + Components{Reputation: x.cfg.reputation(sig), Availability: x.cfg.availability(sig, m.maxConc, m.status, now),
-			Rating: rating(sig), Freshness: freshness(m.indexed, m.expires, nowNs)}.Dot(
-			Components{Reputation: p.w.Reputation, Availability: p.w.Availability, Rating: p.w.Rating, Freshness: p.w.Freshness})
-		if v < p.minScore {
+		v := rel + scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
+			Rating: scoring.Rating(sig), Freshness: scoring.Freshness(m.indexed, m.expires, nowNs)}.Dot(
+			scoring.Components{Reputation: p.Weights.Reputation, Availability: p.Weights.Availability, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
+		if v < p.MinScore {
 			return
 		}
-		if len(top) < p.limit {
+		if len(top) < p.Limit {
 			heap.Push(&top, v)
 		} else if v > top[0] {
 			top[0] = v
@@ -66,7 +68,7 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 	}
 	// The tag matches: agents with signals first (the other factors can
 	// lift them furthest), then a few others.
-	sigBudget := min(sigSeedFactor*p.limit, sigSeedMax)
+	sigBudget := min(sigSeedFactor*p.Limit, sigSeedMax)
 	for _, d := range s.touched {
 		if sigBudget <= 0 {
 			break
@@ -86,13 +88,13 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 	// The rarest term with postings.
 	var po *postings
 	for i := range t.qts {
-		if t.qts[i].df > 0 {
+		if t.qts[i].DF > 0 {
 			po = t.qts[i].po
 			break
 		}
 	}
 	if po == nil {
-		return kth(top, p.limit)
+		return kth(top, p.Limit)
 	}
 	// Agents with signals among the rarest term's postings.
 	budget = sigBudget
@@ -118,7 +120,7 @@ func (x *Index) preTheta(s *scratch, p *prepared, pass func(uint32) bool, t *tex
 			try(d, &budget)
 		}
 	}
-	return kth(top, p.limit)
+	return kth(top, p.Limit)
 }
 
 // intersectSeeds bounds the documents sharedDocs offers preTheta.

@@ -1,10 +1,11 @@
-package scoring
+package index
 
 import (
-	"errors"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adpnode/adpnode/scoring"
 )
 
 // Index is an in-memory discovery index: inverted postings for text terms
@@ -22,7 +23,7 @@ import (
 // An Index is safe for concurrent use: Search takes a read lock, the
 // mutators a write lock.
 type Index struct {
-	cfg config
+	cfg *scoring.Model
 
 	mu    sync.RWMutex
 	terms map[string]uint32 // term -> term number
@@ -40,21 +41,21 @@ type Index struct {
 	ids   []string
 	meta  []docMeta
 	flags []uint8    // flagAlive, flagSig: meta[d].alive and hasSig, packed for the hot loops
-	lens  []uint16   // numFields per document
+	lens  []uint16   // NumFields per document
 	dtags [][]uint32 // raw tag numbers per document
 
 	exDoc []uint32
 	exLen []uint16
 
-	sig map[string]Signals // pushed by SetSignals; sparse
+	sig map[string]scoring.Signals // pushed by SetSignals; sparse
 
 	live, dead int
-	sumLen     [numFields]int64
+	sumLen     [scoring.NumFields]int64
 	exLive     int
 	exSumLen   int64
 
 	pool   sync.Pool // *scratch
-	tfPool sync.Pool // *termCounts for analyzeDoc
+	tfPool sync.Pool // *TermCounts for analyzeDoc
 }
 
 type postings struct {
@@ -72,16 +73,16 @@ type postings struct {
 // count (until compaction, which keeps the old bound), so it is an upper
 // bound, never exact; pruning needs no more.
 type bound struct {
-	maxTF  [numFields]uint8
-	minLen [numFields]uint16
+	maxTF  [scoring.NumFields]uint8
+	minLen [scoring.NumFields]uint16
 	exTF   uint8
 	exLen  uint16
 }
 
 // addDoc widens the bound by a context posting.
 func (b *bound) addDoc(packed uint16, lens []uint16) {
-	for f := range numFields {
-		tf := uint8((packed >> (tfBits * f)) & tfMax)
+	for f := range scoring.NumFields {
+		tf := uint8((packed >> (scoring.TFBits * f)) & scoring.TFMax)
 		if tf == 0 {
 			continue
 		}
@@ -133,12 +134,9 @@ const (
 	flagSig
 )
 
-// ErrNoID reports a document without an ID.
-var ErrNoID = errors.New("scoring: document has no id")
-
 // New returns an empty index.
-func New(opts ...Option) (*Index, error) {
-	cfg, err := newConfig(opts)
+func New(opts ...scoring.Option) (*Index, error) {
+	cfg, err := scoring.NewModel(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -150,15 +148,15 @@ func New(opts ...Option) (*Index, error) {
 		protos:   make(map[string]uint8),
 		protoOut: make(map[uint32][]string),
 		byID:     make(map[string]uint32),
-		sig:      make(map[string]Signals),
+		sig:      make(map[string]scoring.Signals),
 	}, nil
 }
 
 // Weights returns the configured weights.
-func (x *Index) Weights() Weights { return x.cfg.weights }
+func (x *Index) Weights() scoring.Weights { return x.cfg.Weights() }
 
-// Taxonomy returns the taxonomy the index normalizes tags with.
-func (x *Index) Taxonomy() *Taxonomy { return x.cfg.tax }
+// Tags returns the tag vocabulary the index normalizes tags with.
+func (x *Index) Tags() scoring.Tags { return x.cfg.Tags() }
 
 // Len returns the number of live documents.
 func (x *Index) Len() int {
@@ -194,10 +192,10 @@ func (x *Index) Stats() IndexStats {
 // yet; zero signals forget it. Search uses them when called without a
 // signals function. Keeping the signals in the index lets it bound the
 // score of every agent without signals exactly and prune the rest.
-func (x *Index) SetSignals(id string, s Signals) {
+func (x *Index) SetSignals(id string, s scoring.Signals) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	has := !s.isZero()
+	has := !s.IsZero()
 	if has {
 		x.sig[id] = s
 	} else {
@@ -214,21 +212,20 @@ func (x *Index) SetSignals(id string, s Signals) {
 
 // Upsert adds d or replaces the document with the same ID. A revoked
 // document is deleted.
-func (x *Index) Upsert(d Doc) error {
+func (x *Index) Upsert(d scoring.Doc) error {
 	if d.ID == "" {
-		return ErrNoID
+		return scoring.ErrNoID
 	}
 	if d.Revoked {
 		x.Delete(d.ID)
 		return nil
 	}
-	tc, _ := x.tfPool.Get().(*termCounts)
+	tc, _ := x.tfPool.Get().(*scoring.TermCounts)
 	if tc == nil {
-		tc = newTermCounts()
+		tc = scoring.NewTermCounts()
 	}
-	dt := x.cfg.analyzeDoc(&d, tc)
-	clear(tc.doc)
-	clear(tc.ex)
+	dt := x.cfg.AnalyzeDoc(&d, tc)
+	tc.Reset()
 	x.tfPool.Put(tc)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -281,48 +278,48 @@ func (x *Index) Compact() {
 	x.compact()
 }
 
-func (x *Index) insert(d *Doc, dt *docTerms) {
+func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 	n := uint32(len(x.ids))
 	x.byID[d.ID] = n
 	x.ids = append(x.ids, d.ID)
-	x.lens = append(x.lens, dt.lens[:]...)
-	for f, l := range dt.lens {
+	x.lens = append(x.lens, dt.Lens[:]...)
+	for f, l := range dt.Lens {
 		x.sumLen[f] += int64(l)
 	}
-	for _, t := range dt.terms {
-		tn := x.term(t.term)
+	for _, t := range dt.Terms {
+		tn := x.term(t.Term)
 		p := &x.post[tn]
 		p.docs = append(p.docs, n)
-		p.tfs = append(p.tfs, t.tf)
-		p.addDoc(t.tf, dt.lens[:])
-		x.addDocBlock(p, n, t.tf)
+		p.tfs = append(p.tfs, t.TF)
+		p.addDoc(t.TF, dt.Lens[:])
+		x.addDocBlock(p, n, t.TF)
 	}
 	m := docMeta{
-		updated: unixNano(d.UpdatedAt), indexed: unixNano(d.IndexedAt), expires: unixNano(d.ExpiresAt),
-		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.examples)),
-		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: parseStatus(d.Status), alive: true,
+		updated: scoring.UnixNano(d.UpdatedAt), indexed: scoring.UnixNano(d.IndexedAt), expires: scoring.UnixNano(d.ExpiresAt),
+		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.Examples)),
+		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: scoring.ParseStatus(d.Status), alive: true,
 	}
 	_, m.hasSig = x.sig[d.ID]
-	for e, ex := range dt.examples {
+	for e, ex := range dt.Examples {
 		en := m.exStart + uint32(e)
 		x.exDoc = append(x.exDoc, n)
-		x.exLen = append(x.exLen, ex.n)
-		x.exSumLen += int64(ex.n)
-		for j, t := range ex.terms {
+		x.exLen = append(x.exLen, ex.N)
+		x.exSumLen += int64(ex.N)
+		for j, t := range ex.Terms {
 			p := &x.post[x.term(t)]
 			p.ex = append(p.ex, en)
-			p.extf = append(p.extf, ex.tfs[j])
-			p.addExample(ex.tfs[j], ex.n)
-			x.addExampleBlock(p, n, ex.tfs[j], ex.n)
+			p.extf = append(p.extf, ex.TFs[j])
+			p.addExample(ex.TFs[j], ex.N)
+			x.addExampleBlock(p, n, ex.TFs[j], ex.N)
 		}
 	}
-	x.exLive += len(dt.examples)
+	x.exLive += len(dt.Examples)
 	var tags []uint32
-	if len(dt.tags) > 0 {
-		tags = make([]uint32, 0, len(dt.tags))
+	if len(dt.Tags) > 0 {
+		tags = make([]uint32, 0, len(dt.Tags))
 	}
 	var seenCanon map[uint32]bool
-	for _, t := range dt.tags {
+	for _, t := range dt.Tags {
 		rn := x.rawTag(t)
 		tags = append(tags, rn)
 		for _, a := range x.canons[x.rawInfo[rn].canon].anc {
@@ -336,7 +333,7 @@ func (x *Index) insert(d *Doc, dt *docTerms) {
 		}
 	}
 	x.dtags = append(x.dtags, tags)
-	for _, p := range dt.protos {
+	for _, p := range dt.Protos {
 		bit, ok := x.protos[p]
 		if !ok && len(x.protos) < overflowProto {
 			bit = uint8(len(x.protos))
@@ -369,13 +366,13 @@ func (x *Index) term(t string) uint32 {
 	return tn
 }
 
-func (x *Index) rawTag(t docTag) uint32 {
-	if rn, ok := x.rawTags[t.raw]; ok {
+func (x *Index) rawTag(t scoring.DocTag) uint32 {
+	if rn, ok := x.rawTags[t.Raw]; ok {
 		return rn
 	}
 	rn := uint32(len(x.rawInfo))
-	x.rawTags[t.raw] = rn
-	x.rawInfo = append(x.rawInfo, rawTag{raw: t.raw, canon: x.canon(t.canon)})
+	x.rawTags[t.Raw] = rn
+	x.rawInfo = append(x.rawInfo, rawTag{raw: t.Raw, canon: x.canon(t.Canon)})
 	return rn
 }
 
@@ -383,7 +380,10 @@ func (x *Index) canon(tag string) uint32 {
 	if cn, ok := x.canonIDs[tag]; ok {
 		return cn
 	}
-	anc := ancestors(tag)
+	anc := x.cfg.Tags().Paths(tag)
+	if len(anc) == 0 {
+		anc = []string{tag}
+	}
 	ids := make([]uint32, len(anc))
 	// Parents first, so that their numbers exist.
 	for i := len(anc) - 1; i >= 1; i-- {
@@ -407,8 +407,8 @@ func (x *Index) kill(n uint32) {
 	delete(x.protoOut, n)
 	x.ids[n] = ""
 	x.dtags[n] = nil
-	for f := range numFields {
-		x.sumLen[f] -= int64(x.lens[int(n)*numFields+f])
+	for f := range scoring.NumFields {
+		x.sumLen[f] -= int64(x.lens[int(n)*scoring.NumFields+f])
 	}
 	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
 		x.exSumLen -= int64(x.exLen[e])
@@ -419,10 +419,13 @@ func (x *Index) kill(n uint32) {
 }
 
 func (x *Index) maybeCompact() {
-	if x.dead >= 1024 && float64(x.dead) >= x.cfg.compactRatio*float64(x.live) {
+	if x.dead >= 1024 && float64(x.dead) >= x.cfg.CompactRatio()*float64(x.live) {
 		x.compact()
 	}
 }
+
+// gone marks a dead document or example in compact's renumbering maps.
+const gone = ^uint32(0)
 
 // compact drops dead documents, their examples and postings, renumbers
 // documents, examples and terms, and forgets terms and tags no live
@@ -431,7 +434,6 @@ func (x *Index) compact() {
 	if x.dead == 0 {
 		return
 	}
-	const gone = ^uint32(0)
 	docMap := make([]uint32, len(x.ids))
 	exMap := make([]uint32, len(x.exDoc))
 	nd := 0
@@ -454,7 +456,7 @@ func (x *Index) compact() {
 	}
 	ids := make([]string, 0, nd)
 	meta := make([]docMeta, 0, nd)
-	lens := make([]uint16, 0, nd*numFields)
+	lens := make([]uint16, 0, nd*scoring.NumFields)
 	dtags := make([][]uint32, 0, nd)
 	exDoc := make([]uint32, 0, ne)
 	exLen := make([]uint16, 0, ne)
@@ -481,9 +483,31 @@ func (x *Index) compact() {
 		ids = append(ids, x.ids[d])
 		x.byID[x.ids[d]] = nn
 		meta = append(meta, m)
-		lens = append(lens, x.lens[d*numFields:(d+1)*numFields]...)
+		lens = append(lens, x.lens[d*scoring.NumFields:(d+1)*scoring.NumFields]...)
 		dtags = append(dtags, x.dtags[d])
 	}
+	x.ids, x.meta, x.lens, x.dtags = ids, meta, lens, dtags
+	x.flags = make([]uint8, len(ids))
+	for i, m := range meta {
+		x.flags[i] = flagAlive
+		if m.hasSig {
+			x.flags[i] |= flagSig
+		}
+	}
+	x.exDoc, x.exLen = exDoc, exLen
+	x.protoOut = protoOut
+	x.dead = 0
+	x.compactPostings(docMap, exMap)
+	// Scratch buffers in the pool are sized for the old arrays; they are
+	// only ever grown, so stale ones remain usable.
+}
+
+// compactPostings renumbers the term and tag postings after compact
+// renumbered the documents (docMap) and examples (exMap), drops those of
+// dead ones, forgets terms no live document uses and rebuilds the block
+// bounds, which are then exact for the new numbering. The term bounds
+// stay as they were: still upper bounds.
+func (x *Index) compactPostings(docMap, exMap []uint32) {
 	terms := make(map[string]uint32, len(x.terms))
 	post := make([]postings, 0, len(x.post))
 	for t, tn := range x.terms {
@@ -517,22 +541,9 @@ func (x *Index) compact() {
 		}
 		c.docs = kept
 	}
-	x.ids, x.meta, x.lens, x.dtags = ids, meta, lens, dtags
-	x.flags = make([]uint8, len(ids))
-	for i, m := range meta {
-		x.flags[i] = flagAlive
-		if m.hasSig {
-			x.flags[i] |= flagSig
-		}
-	}
-	x.exDoc, x.exLen = exDoc, exLen
 	x.terms, x.post = terms, post
 	for i := range x.post {
 		x.post[i].blocks = nil
-		x.maybeBuildBlocks(&x.post[i]) // exact again for the new numbering
+		x.maybeBuildBlocks(&x.post[i])
 	}
-	x.protoOut = protoOut
-	x.dead = 0
-	// Scratch buffers in the pool are sized for the old arrays; they are
-	// only ever grown, so stale ones remain usable.
 }

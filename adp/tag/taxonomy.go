@@ -1,14 +1,9 @@
-package scoring
+package tag
 
 import (
 	"sort"
 	"strings"
 )
-
-// MaxTagLen bounds a tag in octets; longer tags are cut before
-// normalization so hostile input cannot grow the interned tag table with
-// huge strings.
-const MaxTagLen = 128
 
 // Categories are the eight recommended top-level skill categories of ADP
 // §3.6.2.
@@ -77,7 +72,7 @@ var standardAliases = map[string]string{
 // (ADP §3.6.1 "alias normalization") and leaf expansion, so that "py",
 // "Python" and "coding/python" all normalize to "coding/python".
 //
-// A Taxonomy is immutable after NewTaxonomy and safe for concurrent use.
+// A Taxonomy is immutable after New and safe for concurrent use.
 type Taxonomy struct {
 	aliases map[string]string // normalized alias -> normalized target (before leaf expansion)
 	leaves  map[string]string // leaf -> full path; only leaves that are unique across the vocabulary
@@ -85,10 +80,10 @@ type Taxonomy struct {
 	cats    map[string]bool
 }
 
-// NewTaxonomy returns the built-in taxonomy extended with extra standard
+// New returns the built-in taxonomy extended with extra standard
 // tags (hierarchical paths) and extra aliases (alias -> target). Extra
 // entries override built-in ones.
-func NewTaxonomy(extraTags []string, extraAliases map[string]string) *Taxonomy {
+func New(extraTags []string, extraAliases map[string]string) *Taxonomy {
 	t := &Taxonomy{
 		aliases: make(map[string]string, len(standardAliases)+len(extraAliases)),
 		leaves:  make(map[string]string),
@@ -101,7 +96,7 @@ func NewTaxonomy(extraTags []string, extraAliases map[string]string) *Taxonomy {
 	dup := make(map[string]bool)
 	for _, list := range [][]string{standardTags, extraTags} {
 		for _, raw := range list {
-			tag := clean(raw)
+			tag := Clean(raw)
 			if tag == "" || seen[tag] {
 				continue
 			}
@@ -123,7 +118,7 @@ func NewTaxonomy(extraTags []string, extraAliases map[string]string) *Taxonomy {
 	}
 	for _, m := range []map[string]string{standardAliases, extraAliases} {
 		for a, target := range m {
-			if a, target = clean(a), clean(target); a != "" && target != "" && a != target {
+			if a, target = Clean(a), Clean(target); a != "" && target != "" && a != target {
 				t.aliases[a] = target
 			}
 		}
@@ -132,8 +127,8 @@ func NewTaxonomy(extraTags []string, extraAliases map[string]string) *Taxonomy {
 	return t
 }
 
-// DefaultTaxonomy returns the built-in taxonomy.
-func DefaultTaxonomy() *Taxonomy { return NewTaxonomy(nil, nil) }
+// Default returns the built-in taxonomy.
+func Default() *Taxonomy { return New(nil, nil) }
 
 // StandardTags returns the sorted standard vocabulary.
 func (t *Taxonomy) StandardTags() []string { return append([]string(nil), t.tags...) }
@@ -147,14 +142,13 @@ func (t *Taxonomy) Aliases() map[string]string {
 	return m
 }
 
-// Normalize returns the canonical form of a tag: lower case, spaces and
-// underscores as hyphens, no empty path segments, the whole tag (or for a
+// Normalize returns the canonical form of a tag: Clean, then the whole tag (or for a
 // hierarchical tag its category segment) passed through the alias table,
 // and a flat tag that names a unique standard
 // leaf expanded to its full path ("python" -> "coding/python"). It
 // returns "" for a tag with no usable characters.
 func (t *Taxonomy) Normalize(raw string) string {
-	tag := clean(raw)
+	tag := Clean(raw)
 	if tag == "" {
 		return ""
 	}
@@ -189,51 +183,30 @@ func (t *Taxonomy) alias(tag string) string {
 	return tag
 }
 
-// clean lower-cases a tag, maps spaces and underscores to hyphens, drops
-// other control and separator noise and empty path segments.
-func clean(raw string) string {
-	if len(raw) > MaxTagLen {
-		raw = raw[:MaxTagLen]
-	}
-	var b strings.Builder
-	b.Grow(len(raw))
-	lastSlash := true
-	for _, r := range strings.ToLower(strings.TrimSpace(raw)) {
-		switch {
-		case r == '/':
-			if !lastSlash {
-				b.WriteByte('/')
-				lastSlash = true
+// Clean is the package's Clean; with Normalize, Paths and Covers it lets a
+// *Taxonomy serve as the tag vocabulary of packages that cannot import
+// this one (scoring.Tags).
+func (t *Taxonomy) Clean(raw string) string { return Clean(raw) }
+
+// Paths is the package's Paths of a canonical tag.
+func (t *Taxonomy) Paths(canonical string) []string { return Paths(canonical) }
+
+// Covers is the package's Covers.
+func (t *Taxonomy) Covers(q, tag string) bool { return Covers(q, tag) }
+
+// Keys returns the canonical form of each raw tag followed by its parent
+// paths, each once, in order: the keys under which an agent with these
+// skills is found. Empty tags are skipped.
+func (t *Taxonomy) Keys(raw ...string) []string {
+	var out []string
+	seen := make(map[string]bool)
+	for _, r := range raw {
+		for _, p := range Paths(t.Normalize(r)) {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
 			}
-			continue
-		case r == ' ' || r == '_' || r == '\t':
-			r = '-'
-		case r < 0x20 || r == 0x7f:
-			continue
 		}
-		b.WriteRune(r)
-		lastSlash = false
 	}
-	return strings.TrimSuffix(b.String(), "/")
-}
-
-// ancestors returns tag and each of its parent paths, most specific first:
-// "nlp/text/sentiment" -> ["nlp/text/sentiment", "nlp/text", "nlp"].
-func ancestors(tag string) []string {
-	out := []string{tag}
-	for {
-		i := strings.LastIndexByte(tag, '/')
-		if i <= 0 {
-			return out
-		}
-		tag = tag[:i]
-		out = append(out, tag)
-	}
-}
-
-// covers reports whether a query for q is matched by an agent tag t
-// (both canonical): exact, or t lies below q (parent match of ADP
-// §3.6.1).
-func covers(q, t string) bool {
-	return t == q || (len(t) > len(q) && t[len(q)] == '/' && strings.HasPrefix(t, q))
+	return out
 }

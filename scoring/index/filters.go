@@ -1,23 +1,23 @@
-package scoring
+package index
 
-import "sort"
+import "github.com/adpnode/adpnode/scoring"
 
 // pass applies the hard filters that need no signals.
-func (x *Index) pass(d uint32, m *docMeta, p *prepared, required, excluded []uint32, mask uint64, other []string, now int64) bool {
-	if m.expires != 0 && now >= m.expires && !p.allowStale {
+func (x *Index) pass(d uint32, m *docMeta, p *scoring.Plan, required, excluded []uint32, mask uint64, other []string, now int64) bool {
+	if m.expires != 0 && now >= m.expires && !p.AllowStale {
 		return false
 	}
-	if p.maxAge > 0 {
+	if p.MaxAge > 0 {
 		at := m.indexed
 		if at == 0 {
 			at = m.updated
 		}
-		if at == 0 || now-at > int64(p.maxAge) {
+		if at == 0 || now-at > int64(p.MaxAge) {
 			return false
 		}
 	}
-	if len(p.protocols) > 0 && m.protos&mask == 0 {
-		if m.protos&(1<<overflowProto) == 0 || !anyIn(x.protoOut[d], other) {
+	if len(p.Protocols) > 0 && m.protos&mask == 0 {
+		if m.protos&(1<<overflowProto) == 0 || !scoring.AnyIn(x.protoOut[d], other) {
 			return false
 		}
 	}
@@ -75,59 +75,35 @@ func (x *Index) protoMask(protos []string) (uint64, []string) {
 	return mask, other
 }
 
-func anyIn(have, want []string) bool {
-	for _, h := range have {
-		for _, w := range want {
-			if h == w {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (x *Index) docTags(d uint32) []docTag {
-	out := make([]docTag, 0, len(x.dtags[d]))
+func (x *Index) docTags(d uint32) []scoring.DocTag {
+	out := make([]scoring.DocTag, 0, len(x.dtags[d]))
 	for _, rn := range x.dtags[d] {
 		ri := x.rawInfo[rn]
-		out = append(out, docTag{raw: ri.raw, canon: x.canons[ri.canon].tag})
+		out = append(out, scoring.DocTag{Raw: ri.raw, Canon: x.canons[ri.canon].tag})
 	}
 	return out
 }
 
-func (x *Index) exampleMatches(s *scratch, m *docMeta, exIdfSum float64) []ExampleMatch {
-	var out []ExampleMatch
+func (x *Index) exampleMatches(s *scratch, m *docMeta, exIdfSum float64) []scoring.ExampleMatch {
+	var out []scoring.ExampleMatch
 	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
 		if v := s.exAcc[e]; v > 0 {
-			out = append(out, ExampleMatch{Index: int(e - m.exStart), Score: x.cfg.exampleScore(v, exIdfSum)})
+			out = append(out, scoring.ExampleMatch{Index: int(e - m.exStart), Score: x.cfg.ExampleScore(v, exIdfSum)})
 		}
 	}
-	sortExamples(out)
+	scoring.SortExamples(out)
 	return out
-}
-
-func sortExamples(ex []ExampleMatch) []ExampleMatch {
-	sort.Slice(ex, func(i, j int) bool {
-		if ex[i].Score != ex[j].Score {
-			return ex[i].Score > ex[j].Score
-		}
-		return ex[i].Index < ex[j].Index
-	})
-	if len(ex) > MaxMatchedExamples {
-		ex = ex[:MaxMatchedExamples]
-	}
-	return ex
 }
 
 // hitHeap is a min-heap of hits: the root is the worst kept hit.
-type hitHeap []Hit
+type hitHeap []scoring.Hit
 
 func (h hitHeap) Len() int { return len(h) }
 func (h hitHeap) Less(i, j int) bool {
 	return h.worse(h[i].Score, h[i].ID, h[j].Score, h[j].ID)
 }
 func (h hitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(v any)   { *h = append(*h, v.(Hit)) }
+func (h *hitHeap) Push(v any)   { *h = append(*h, v.(scoring.Hit)) }
 func (h *hitHeap) Pop() any {
 	old := *h
 	v := old[len(old)-1]
@@ -137,5 +113,5 @@ func (h *hitHeap) Pop() any {
 
 // worse reports whether (as, aid) ranks below (bs, bid).
 func (hitHeap) worse(as float64, aid string, bs float64, bid string) bool {
-	return better(bs, bid, as, aid)
+	return scoring.Better(bs, bid, as, aid)
 }

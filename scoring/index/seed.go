@@ -1,9 +1,11 @@
-package scoring
+package index
 
 import (
 	"container/heap"
 	"math"
 	"slices"
+
+	"github.com/adpnode/adpnode/scoring"
 )
 
 // seedFactor times the result limit is the number of held documents whose
@@ -15,8 +17,8 @@ const seedFactor = 4
 type textQuery struct {
 	qts              []queryTerm
 	idfSum, exIdfSum float64
-	avg              *[numFields]float64
-	norms            *normTable
+	avg              *[scoring.NumFields]float64
+	norms            *scoring.NormTable
 	exAvg            float64
 }
 
@@ -30,13 +32,13 @@ type textQuery struct {
 // found by binary search in the document-ordered postings. The sums are
 // added in the same order as the search adds them, so they are the same
 // numbers.
-func (x *Index) seed(s *scratch, p *prepared, t *textQuery, next int, rels []float64) {
-	n := min(seedFactor*p.limit, len(rels))
+func (x *Index) seed(s *scratch, p *scoring.Plan, t *textQuery, next int, rels []float64) {
+	n := min(seedFactor*p.Limit, len(rels))
 	if n == 0 {
 		return
 	}
 	var nextPo *postings
-	if next < len(t.qts) && t.qts[next].df > 0 {
+	if next < len(t.qts) && t.qts[next].DF > 0 {
 		nextPo = t.qts[next].po
 	}
 	if nextPo != nil {
@@ -86,23 +88,23 @@ func pushSeed(top *[]int32, rels []float64, n int, i int32) {
 
 // finalRelevance is the relevance a held document d will have once every
 // term is read.
-func (x *Index) finalRelevance(s *scratch, p *prepared, d uint32, t *textQuery) float64 {
-	lens := x.lens[int(d)*numFields : int(d+1)*numFields]
+func (x *Index) finalRelevance(s *scratch, p *scoring.Plan, d uint32, t *textQuery) float64 {
+	lens := x.lens[int(d)*scoring.NumFields : int(d+1)*scoring.NumFields]
 	acc := 0.0
 	for i := range t.qts {
 		qt := &t.qts[i]
-		if qt.po == nil || qt.df == 0 {
+		if qt.po == nil || qt.DF == 0 {
 			continue
 		}
 		k, ok := slices.BinarySearch(qt.po.docs, d)
 		if !ok {
 			continue
 		}
-		tf := x.cfg.pseudoTF(qt.po.tfs[k], lens, t.avg, t.norms)
+		tf := x.cfg.PseudoTF(qt.po.tfs[k], lens, t.avg, t.norms)
 		if tf == 0 {
 			continue
 		}
-		acc += qt.idf * x.cfg.saturate(tf)
+		acc += qt.IDF * x.cfg.Saturate(tf)
 	}
 	exBest := 0.0
 	m := &x.meta[d]
@@ -110,22 +112,22 @@ func (x *Index) finalRelevance(s *scratch, p *prepared, d uint32, t *textQuery) 
 		a := 0.0
 		for i := range t.qts {
 			qt := &t.qts[i]
-			if qt.po == nil || qt.exdf == 0 {
+			if qt.po == nil || qt.ExDF == 0 {
 				continue
 			}
 			if k, ok := slices.BinarySearch(qt.po.ex, e); ok {
-				a += qt.exIdf * x.cfg.saturate(x.cfg.exampleTF(qt.po.extf[k], x.exLen[e], t.exAvg))
+				a += qt.ExIDF * x.cfg.Saturate(x.cfg.ExampleTF(qt.po.extf[k], x.exLen[e], t.exAvg))
 			}
 		}
-		if v := x.cfg.exampleScore(a, t.exIdfSum); v > exBest {
+		if v := x.cfg.ExampleScore(a, t.exIdfSum); v > exBest {
 			exBest = v
 		}
 	}
 	tagF := 0.0
-	if len(p.soft) > 0 {
-		tagF = float64(s.docs[d].tagN) / float64(len(p.soft))
+	if len(p.Soft) > 0 {
+		tagF = float64(s.docs[d].tagN) / float64(len(p.Soft))
 	}
-	return p.w.Tag*tagF + p.w.Semantic*max(x.cfg.contextScore(acc, t.idfSum), exBest)
+	return p.Weights.Tag*tagF + p.Weights.Semantic*max(x.cfg.ContextScore(acc, t.idfSum), exBest)
 }
 
 // seedHeap is a min-heap of indexes into rels, by rel.

@@ -1,4 +1,6 @@
-package scoring
+package index
+
+import "github.com/adpnode/adpnode/scoring"
 
 // nBuckets is the number of relevance buckets candidates are sorted into
 // before exact scoring.
@@ -38,6 +40,11 @@ type scratch struct {
 	order     []int32
 	blocks    blockQuery
 	starts    [nBuckets + 1]int32
+	// planTerms: the query's terms, mean field lengths and their field
+	// normalization table, overwritten by every query.
+	terms []scoring.Term
+	avg   [scoring.NumFields]float64
+	norms scoring.NormTable
 }
 
 func (x *Index) getScratch() *scratch {

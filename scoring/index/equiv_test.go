@@ -1,11 +1,13 @@
-package scoring_test
+package index_test
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
 
@@ -14,11 +16,11 @@ import (
 func TestIndexEqualsNaive(t *testing.T) {
 	g := synthetic.New(7)
 	const n = 3000
-	x, err := scoring.New(scoring.WithCompactRatio(1e9)) // compaction only when asked
+	x, err := index.New(scoring.WithTags(tag.Default()), scoring.WithCompactRatio(1e9)) // compaction only when asked
 	if err != nil {
 		t.Fatal(err)
 	}
-	nv, err := scoring.NewNaive()
+	nv, err := scoring.NewNaive(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,11 +133,11 @@ func TestIndexEqualsNaive(t *testing.T) {
 // documents are dead.
 func TestCompaction(t *testing.T) {
 	g := synthetic.New(3)
-	x, err := scoring.New(scoring.WithCompactRatio(0.5))
+	x, err := index.New(scoring.WithTags(tag.Default()), scoring.WithCompactRatio(0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nv, err := scoring.NewNaive()
+	nv, err := scoring.NewNaive(scoring.WithTags(tag.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
