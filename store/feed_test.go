@@ -152,3 +152,4 @@ func TestSubscribeReplayMirror(t *testing.T) {
 		}
 	}
 }
+
