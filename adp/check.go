@@ -77,8 +77,10 @@ func StepOf(err error) Step {
 // validation and the signature for them: a card heard again costs a
 // parse, not a signature check. Only successes are remembered, so a bad
 // card costs a full check every time. A Checker is safe for concurrent
-// use; a node shares one between all its paths.
+// use; a node shares one between all its paths. The zero Checker
+// remembers nothing: it verifies every card.
 type Checker struct {
+	// verified is nil in the zero Checker.
 	verified *digestset.Set
 	verifies atomic.Uint64
 }
@@ -100,9 +102,20 @@ func (k *Checker) Check(raw []byte, owner peer.ID) (*Card, error) {
 // cards it checked that were not remembered.
 func (k *Checker) Verifications() uint64 { return k.verifies.Load() }
 
+// Remembered returns how many encodings that passed the check the
+// Checker remembers.
+func (k *Checker) Remembered() int {
+	if k.verified == nil {
+		return 0
+	}
+	return k.verified.Len()
+}
+
 // Remembers reports whether these exact bytes passed the check before and
 // are still remembered.
-func (k *Checker) Remembers(raw []byte) bool { return k.verified.Has(sha256.Sum256(raw)) }
+func (k *Checker) Remembers(raw []byte) bool {
+	return k.verified != nil && k.verified.Has(sha256.Sum256(raw))
+}
 
 // check is the one check sequence: Checker.Check, and DecodeVerified with
 // no memory (k nil) and no owner.
@@ -129,7 +142,8 @@ func check(raw []byte, owner peer.ID, k *Checker) (*Card, error) {
 	// 4 and 5. Validation rules and signature, skipped for bytes that
 	// passed before.
 	var sum digestset.Digest
-	if k != nil {
+	memo := k != nil && k.verified != nil
+	if memo {
 		if sum = sha256.Sum256(raw); k.verified.Has(sum) {
 			return c, nil
 		}
@@ -143,7 +157,7 @@ func check(raw []byte, owner peer.ID, k *Checker) (*Card, error) {
 	if err := c.Verify(); err != nil {
 		return nil, &CheckError{StepVerify, err}
 	}
-	if k != nil {
+	if memo {
 		k.verified.Add(sum)
 	}
 	return c, nil

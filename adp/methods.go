@@ -34,9 +34,9 @@ type CardSource interface {
 	OwnCard() *Card
 }
 
-// CardSink receives a card pushed with adp.advertise. The card has been
-// decoded, validated and verified, and its id names from, the
-// authenticated caller. stored reports whether the sink kept it (false
+// CardSink receives a card pushed with adp.advertise. The card has passed
+// the Checker (decoded, validated and verified) with from, the
+// authenticated caller, as its owner. stored reports whether the sink kept it (false
 // when it holds a card that supersedes it).
 type CardSink interface {
 	AdvertisedCard(ctx context.Context, c *Card, from peer.ID) (stored bool, err error)
@@ -62,7 +62,8 @@ type Service struct {
 }
 
 type serviceConfig struct {
-	src  CardSource
+	check *Checker
+	src   CardSource
 	sink CardSink
 	disc Discoverer
 	log  *slog.Logger
@@ -73,6 +74,11 @@ type ServiceOption func(*serviceConfig)
 
 // WithCardSink enables adp.advertise, handing accepted cards to sink.
 func WithCardSink(sink CardSink) ServiceOption { return func(c *serviceConfig) { c.sink = sink } }
+
+// WithChecker makes adp.advertise check cards through k, the node's
+// Checker shared with its other paths (default: the same check without
+// memory).
+func WithChecker(k *Checker) ServiceOption { return func(c *serviceConfig) { c.check = k } }
 
 // WithDiscoverer enables adp.discover, answered by d.
 func WithDiscoverer(d Discoverer) ServiceOption { return func(c *serviceConfig) { c.disc = d } }
@@ -92,6 +98,9 @@ func NewService(src CardSource, opts ...ServiceOption) *Service {
 	cfg := serviceConfig{src: src, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.check == nil {
+		cfg.check = &Checker{}
 	}
 	return &Service{cfg: cfg}
 }
@@ -216,27 +225,21 @@ func invalid(err error, what string) *aitp.Error {
 	}
 }
 
-// ServeAdvertise answers adp.advertise (ADP 4.2). The card is parsed; when
-// its id names a peer other than the caller the answer is UNAUTHORIZED
-// before any signature is checked; then it is validated and verified
-// (INVALID_REQUEST with the path of the first problem) and handed to the
-// sink. The reply is {"stored": bool}.
+// ServeAdvertise answers adp.advertise (ADP 4.2). The card passes the
+// Checker with the caller as its owner: when its id names a peer other
+// than the caller the answer is UNAUTHORIZED before any signature is
+// checked; any other failure is INVALID_REQUEST with the path of the first
+// problem. The card is then handed to the sink. The reply is {"stored": bool}.
 func (sv *Service) ServeAdvertise(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
 	if sv.cfg.sink == nil {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "advertise is not served here")
 	}
-	c, err := ParseCard(r.Body)
+	c, err := sv.cfg.check.Check(r.Body, r.Remote)
+	if StepOf(err) == StepOwner {
+		sv.cfg.log.Debug("adp: advertise for another agent", "peer", r.Remote, "err", err)
+		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "%v", err)
+	}
 	if err != nil {
-		return invalid(err, "card")
-	}
-	if named, err := c.PeerID(); err == nil && named != r.Remote {
-		sv.cfg.log.Debug("adp: advertise for another agent", "peer", r.Remote, "agent", c.ID)
-		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "card id %s is not the caller %s", truncateID(c.ID), AgentID(r.Remote))
-	}
-	if err := c.Validate(); err != nil {
-		return invalid(err, "card")
-	}
-	if err := c.Verify(); err != nil {
 		return invalid(err, "card")
 	}
 	stored, err := sv.cfg.sink.AdvertisedCard(ctx, c, r.Remote)
