@@ -64,9 +64,9 @@ type Service struct {
 type serviceConfig struct {
 	check *Checker
 	src   CardSource
-	sink CardSink
-	disc Discoverer
-	log  *slog.Logger
+	sink  CardSink
+	disc  Discoverer
+	log   *slog.Logger
 }
 
 // ServiceOption configures a Service.

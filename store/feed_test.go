@@ -152,4 +152,3 @@ func TestSubscribeReplayMirror(t *testing.T) {
 		}
 	}
 }
-

@@ -18,7 +18,7 @@ import (
 const DefaultMemo = 4096
 
 // maxHints bounds the held cards remembered between Held and Keep.
-const maxHints = 4096
+const maxHints = 256
 
 // ErrOwnCard reports a card of the node's own agent offered from outside:
 // the own card changes only through the node's own update.
