@@ -25,6 +25,9 @@ var (
 	// ErrBadID reports an agent id that is not an agent:// URI naming an
 	// Ed25519 libp2p key, or that names a key other than the one expected.
 	ErrBadID = errors.New("adp: bad agent id")
+	// ErrNotOwner reports a card whose id names an agent other than the
+	// peer that published or delivered it (Checker.Check).
+	ErrNotOwner = errors.New("adp: card does not belong to its sender")
 	// ErrBadDID reports a did:key that cannot be decoded or is not Ed25519.
 	ErrBadDID = errors.New("adp: bad did:key")
 	// ErrKeyType reports a private key that is not Ed25519.

@@ -228,19 +228,11 @@ func canonicalize(doc []byte) ([]byte, error) {
 }
 
 // DecodeVerified is the gate for every card from the network: it bounds the
-// size, parses, validates, and requires a valid signature. The error wraps
-// ErrTooLarge, ErrTooDeep, ErrMalformed, ErrInvalid (a *ValidationError),
-// ErrUnsigned, ErrBadID or ErrBadSignature.
+// size, parses, validates, and requires a valid signature (the steps of
+// Checker.Check, without its memory and without an expected owner). The
+// error is a *CheckError and wraps ErrTooLarge, ErrTooDeep, ErrMalformed,
+// ErrInvalid (a *ValidationError), ErrUnsigned, ErrBadID or
+// ErrBadSignature.
 func DecodeVerified(raw []byte) (*Card, error) {
-	c, err := ParseCard(raw)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if err := c.Verify(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return check(raw, "", nil)
 }

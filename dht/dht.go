@@ -79,7 +79,7 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 			return nil, err
 		}
 	}
-	memo := newMemoValidator(memoSize)
+	memo := newMemoValidator(memoSize, cfg.check)
 	// Only the adpcard namespace: with a prefix other than the public
 	// /ipfs one, kad-dht v0.42 requires neither the pk nor the ipns
 	// validator, and a node has no use for foreign records.
@@ -257,10 +257,10 @@ func (d *DHT) Forget(agentID string) error {
 }
 
 // GetCard looks up the card of agentID (any form adp.PeerIDFromAgentID
-// accepts). It returns ErrNotFound when no peer has one. The card is
-// verified again here and handed to the OnCard sink. A node refreshing a
-// stale card calls it and keeps the result when adp.Compare says it is
-// newer than the held one.
+// accepts). It returns ErrNotFound when no peer has one. The card passed
+// the validator when kad-dht received it; it is handed once to the OnCard
+// sink, which stores it (the node's sink does not verify it again), before
+// GetCard returns it. A node refreshing a stale card calls it.
 func (d *DHT) GetCard(ctx context.Context, agentID string, opts ...GetOption) (*adp.Card, error) {
 	if d.isClosed() {
 		return nil, ErrClosed

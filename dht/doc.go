@@ -36,7 +36,11 @@
 // looks a card up by agent id. With an OnCard sink, every verified card
 // the DHT obtains reaches the node: fetched ones, and those peers put here,
 // which a bounded queue hands to a background verifier so kad-dht's request
-// path never waits on a signature check. [DHT.Stats] counts it all.
+// path never waits on a signature check; each reaches the sink once, and
+// the sink need not verify it again. With [WithChecker] the validator
+// kad-dht runs checks cards through the node's shared check, so a card the
+// node verified on another path is not verified again here. [Validator]
+// itself stays pure. [DHT.Stats] counts it all.
 // [DHT.Close] stops the loops, waits for them and closes the DHT; it does
 // not close the host. A DHT is safe for concurrent use.
 //

@@ -15,12 +15,21 @@ const memoSize = 4096
 // hash, so a get that hears one card from sixteen peers verifies its
 // signature once. Only successes are remembered: an invalid record costs a
 // full check every time, as it must. Safe for concurrent use.
+//
+// With a Checker (the node's, shared with its other paths), step 3 runs
+// through it, so a card the node verified on another path (gossip,
+// adp.advertise) is not verified again when the DHT hears it.
 type memoValidator struct {
-	ok *digestset.Set
+	ok     *digestset.Set
+	decode func([]byte) (*adp.Card, error)
 }
 
-func newMemoValidator(size int) *memoValidator {
-	return &memoValidator{ok: digestset.New(size)}
+func newMemoValidator(size int, k Checker) *memoValidator {
+	m := &memoValidator{ok: digestset.New(size), decode: adp.DecodeVerified}
+	if k != nil {
+		m.decode = func(raw []byte) (*adp.Card, error) { return k.Check(raw, "") }
+	}
+	return m
 }
 
 // remembers reports whether the pair is remembered as valid.
@@ -46,7 +55,7 @@ func (m *memoValidator) validate(key string, value []byte) (*adp.Card, error) {
 			return c, nil
 		}
 	}
-	c, err := validate(key, value)
+	c, err := validateWith(key, value, m.decode)
 	if err != nil {
 		return nil, err
 	}

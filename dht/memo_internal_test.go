@@ -34,7 +34,7 @@ func TestMemoValidatorAgrees(t *testing.T) {
 	v1, v2, v3 := signed(t, sk, 1), signed(t, sk, 2), signed(t, sk, 3)
 	forged := bytes.Replace(append([]byte(nil), v3...), []byte("alpha"), []byte("alphb"), 1)
 
-	m := newMemoValidator(2)
+	m := newMemoValidator(2, nil)
 	for round := range 2 {
 		for _, v := range [][]byte{v1, v2, forged, []byte("x")} {
 			want := Validator{}.Validate(key, v)

@@ -31,6 +31,7 @@ type config struct {
 	log       *slog.Logger
 	onCard    func(*adp.Card)
 	tags      *tag.Taxonomy
+	check     Checker
 	quorum    int
 }
 
@@ -87,6 +88,27 @@ func Logger(l *slog.Logger) Option {
 			return fmt.Errorf("%w: nil logger", ErrBadOption)
 		}
 		c.log = l
+		return nil
+	}
+}
+
+// Checker is the check every card entering a node passes, whatever its
+// path (adp.Checker): size, shape, owner, validation rules and signature,
+// with a memory of the encodings that passed.
+type Checker interface {
+	Check(raw []byte, owner peer.ID) (*adp.Card, error)
+}
+
+// WithChecker makes the validator kad-dht runs check cards through k (step
+// 3 of Validator.Validate), so a card the node verified on another path is
+// not verified again (default: adp.DecodeVerified, with the DHT's own
+// memory of valid records).
+func WithChecker(k Checker) Option {
+	return func(c *config) error {
+		if k == nil {
+			return fmt.Errorf("%w: nil checker", ErrBadOption)
+		}
+		c.check = k
 		return nil
 	}
 }

@@ -54,6 +54,13 @@ func (Validator) Validate(key string, value []byte) error {
 }
 
 func validate(key string, value []byte) (*adp.Card, error) {
+	return validateWith(key, value, adp.DecodeVerified)
+}
+
+// validateWith is validate with step 3 done by decode: adp.DecodeVerified,
+// or a node's shared adp.Checker, which skips the signature of bytes it
+// verified before.
+func validateWith(key string, value []byte, decode func([]byte) (*adp.Card, error)) (*adp.Card, error) {
 	// 1.
 	want, err := PeerFromKey(key)
 	if err != nil {
@@ -64,7 +71,7 @@ func validate(key string, value []byte) (*adp.Card, error) {
 		return nil, fmt.Errorf("dht: card of %d octets: %w", len(value), adp.ErrTooLarge)
 	}
 	// 3.
-	c, err := adp.DecodeVerified(value)
+	c, err := decode(value)
 	if err != nil {
 		return nil, fmt.Errorf("dht: %w", err)
 	}

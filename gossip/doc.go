@@ -15,11 +15,13 @@
 //  3. the card's id is not the message's publisher: Reject (only an agent
 //     may publish its own card; a relayed or replayed copy published by a
 //     third party is refused);
-//  4. the card fails adp's validation or its signature does not verify
-//     (the rest of adp.DecodeVerified): Reject. A node remembers the
-//     hashes of the last 4096 encodings that passed, and skips this step
-//     for them: a re-broadcast of an unchanged card costs a parse, not a
-//     signature check;
+//  4. the card fails adp's validation or its signature does not verify:
+//     Reject. Steps 1 to 4 are the check every card entering a node
+//     passes, whatever its path (an adp.Checker, set by [WithChecker]; a
+//     node shares one among gossip, the DHT and adp.advertise). It
+//     remembers the hashes of the last 4096 encodings that passed, and
+//     skips this step for them: a re-broadcast of an unchanged card costs
+//     a parse, not a signature check;
 //  5. freshness, against the held card (the Held option) or the last card
 //     this validator accepted for the agent, whichever is newer under
 //     adp.Compare (skipped for the node's own publications):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/adpnode/adpnode/internal/digestset"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -31,8 +30,6 @@ type Gossip struct {
 	prom   *promMetrics
 	mesh   *meshTracer
 	recent *recent
-	// verified remembers card encodings that passed the signature check.
-	verified *digestset.Set
 
 	ctx         context.Context // the router's lifetime, cancelled last by Close
 	cancel      context.CancelFunc
@@ -84,7 +81,6 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 		ownChanged: make(chan struct{}, 1),
 		mesh:       newMeshTracer(),
 		recent:     newRecent(cfg.now),
-		verified:   digestset.New(maxVerified),
 	}
 	defer func() {
 		if err != nil {

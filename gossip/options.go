@@ -13,6 +13,7 @@ import (
 )
 
 type config struct {
+	check      Checker
 	held       func(agentID string) *adp.Card
 	onCard     func(c *adp.Card, from peer.ID)
 	onRefresh  func(c *adp.Card, from peer.ID)
@@ -30,6 +31,7 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
+		check:    adp.NewChecker(maxVerified),
 		interval: DefaultRebroadcastInterval,
 		log:      slog.New(slog.DiscardHandler),
 		now:      time.Now,
@@ -38,6 +40,28 @@ func defaultConfig() config {
 
 // Option configures New.
 type Option func(*config) error
+
+// Checker is the check every card entering a node passes, whatever its
+// path: size, shape, owner, validation rules and signature, with a memory
+// of the encodings that passed (adp.Checker). Check's error must be an
+// *adp.CheckError, whose step decides the reason of the Reject.
+type Checker interface {
+	Check(raw []byte, owner peer.ID) (*adp.Card, error)
+}
+
+// WithChecker sets the check of steps 1 to 4 (default: an adp.Checker of
+// its own remembering 4096 encodings). A node passes the one it shares
+// with its other paths, so a card heard by gossip and by the DHT is
+// verified once.
+func WithChecker(k Checker) Option {
+	return func(c *config) error {
+		if k == nil {
+			return fmt.Errorf("%w: nil checker", ErrBadOption)
+		}
+		c.check = k
+		return nil
+	}
+}
 
 // Held sets the lookup of the card a node holds for an agent (the
 // normalized agent://k51… id), nil when it holds none. A card that is not

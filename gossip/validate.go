@@ -2,7 +2,6 @@ package gossip
 
 import (
 	"context"
-	"crypto/sha256"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -44,34 +43,14 @@ const reasonRefresh = "refresh"
 // Ignore (reasonRefresh for an accepted re-broadcast of the held card)
 // and the card.
 func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResult, string, *adp.Card) {
-	// 1. Size.
-	if len(msg.Data) > adp.MaxCardSize {
-		return pubsub.ValidationReject, ReasonOversized, nil
-	}
-	// 2. Shape: cheap, before any signature check.
-	c, err := adp.ParseCard(msg.Data)
+	// 1 to 4. Size, shape, owner (the card's id must name the publisher),
+	// validation rules and signature: the check every card entering the
+	// node passes, whatever its path (the Checker), skipped for bytes that
+	// passed before. rejectReason names the step that failed.
+	owner := msg.GetFrom()
+	c, err := g.cfg.check.Check(msg.Data, owner)
 	if err != nil {
-		return pubsub.ValidationReject, ReasonMalformed, nil
-	}
-	// 3. Owner: the card's id must name the publisher.
-	owner, err := c.PeerID()
-	if err != nil {
-		return pubsub.ValidationReject, ReasonMalformed, nil
-	}
-	if owner != msg.GetFrom() {
-		return pubsub.ValidationReject, ReasonNotOwner, nil
-	}
-	// 4. The rest of adp.DecodeVerified's gate: validation rules and
-	// signature, skipped for these exact bytes when they passed before.
-	sum := sha256.Sum256(msg.Data)
-	if !g.verified.Has(sum) {
-		if err := c.Validate(); err != nil {
-			return pubsub.ValidationReject, ReasonInvalid, nil
-		}
-		if err := c.Verify(); err != nil {
-			return pubsub.ValidationReject, ReasonInvalid, nil
-		}
-		g.verified.Add(sum)
+		return pubsub.ValidationReject, rejectReason(err), nil
 	}
 	// 5. Freshness against the held copy and the last accepted one; our
 	// own publications always go.
@@ -87,5 +66,20 @@ func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResu
 		return pubsub.ValidationIgnore, ReasonReplayed, nil
 	default:
 		return pubsub.ValidationIgnore, ReasonNotNewer, nil
+	}
+}
+
+// rejectReason is the reason of a card that failed the check, by the step
+// it failed (steps 1 to 4 of the package documentation).
+func rejectReason(err error) string {
+	switch adp.StepOf(err) {
+	case adp.StepSize: // 1.
+		return ReasonOversized
+	case adp.StepOwner: // 3.
+		return ReasonNotOwner
+	case adp.StepValidate, adp.StepVerify: // 4.
+		return ReasonInvalid
+	default: // 2, and an id that names no peer.
+		return ReasonMalformed
 	}
 }

@@ -2,7 +2,6 @@ package gossip
 
 import (
 	"context"
-	"github.com/adpnode/adpnode/internal/digestset"
 	"testing"
 	"time"
 
@@ -53,8 +52,8 @@ func BenchmarkValidate(b *testing.B) {
 	b.Run("validator", func(b *testing.B) {
 		start := time.Now()
 		for b.Loop() {
-			g.recent = newRecent(time.Now)          // every message is news
-			g.verified = digestset.New(maxVerified) // and its bytes never seen
+			g.recent = newRecent(time.Now)            // every message is news
+			g.cfg.check = adp.NewChecker(maxVerified) // and its bytes never seen
 			msg := &pubsub.Message{Message: &pb.Message{Data: raw, From: from}}
 			if res, reason, _ := g.check(hosts[1].ID(), msg); res != pubsub.ValidationAccept {
 				b.Fatalf("rejected: %s", reason)

@@ -9,6 +9,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -18,6 +19,7 @@ import (
 // local discovery (adp.discover).
 func (n *Node) registerMethods() {
 	service.New(service.CardSourceFunc(n.Card),
+		service.WithChecker(n.intake.Checker()),
 		service.WithCardSink(advertisedCards{n}),
 		service.WithDiscoverer(localDiscoverer{n}),
 		service.WithLogger(n.log),
@@ -28,19 +30,18 @@ func (n *Node) registerMethods() {
 // advertisedCards stores the cards peers push with adp.advertise.
 type advertisedCards struct{ n *Node }
 
-// AdvertisedCard stores c (decoded, validated, verified and the caller's
-// own, checked by service.Service) with source advertise and the caller as
-// origin, and notes it when it is a directory peer's.
+// AdvertisedCard keeps c (checked by service.Service through the intake's
+// check, the caller's own) with source advertise and the caller as
+// origin.
 func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
-	stored, err := s.n.store.PutCard(ctx, c, store.SourceAdvertise, adp.AgentID(from))
-	if err != nil {
-		if errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge) {
-			return false, aitpInvalid(err)
-		}
-		return false, err
+	stored, err := s.n.intake.Keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: adp.AgentID(from), Owner: from})
+	switch {
+	case errors.Is(err, intake.ErrOwnCard):
+		return false, nil
+	case errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge):
+		return false, aitpInvalid(err)
 	}
-	s.n.noteDirectory(c)
-	return stored, nil
+	return stored, err
 }
 
 // localDiscoverer answers adp.discover from the local index: a peer's

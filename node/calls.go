@@ -15,6 +15,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -44,14 +45,14 @@ func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
 	return p, id, nil
 }
 
-// fetchFromOwner asks p for its full card (adp.describe), verifies it,
-// checks that it is p's own card and stores it.
+// fetchFromOwner asks p for its full card (adp.describe, which verifies
+// it and checks that it is p's own card) and hands it to the intake.
 func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error) {
 	c, err := service.Describe(ctx, n.client, p)
 	if err != nil {
 		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(err))
 	}
-	n.storeCard(ctx, c, store.SourceAdvertise, c.ID)
+	n.keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: c.ID, Owner: p})
 	return c, nil
 }
 
@@ -345,22 +346,16 @@ func badReply(err error) bool {
 }
 
 // ImportCard stores a signed card that reached the node by other means (a
-// file, an operator). It is verified like any card from the network.
+// file, an operator). It goes through the intake like any card from the
+// network.
 func (n *Node) ImportCard(ctx context.Context, c *adp.Card) (bool, error) {
 	raw := c.Raw()
 	if raw == nil {
 		return false, adp.ErrUnsigned
 	}
-	v, err := adp.DecodeVerified(raw)
-	if err != nil {
-		return false, err
-	}
-	if v.ID == n.agentID {
+	_, stored, err := n.intake.Admit(ctx, raw, intake.From{Source: store.SourceImport, Origin: "import"})
+	if errors.Is(err, intake.ErrOwnCard) {
 		return false, badRequest("/id", "the own card changes only through UpdateCard")
-	}
-	stored, err := n.store.PutCard(ctx, v, store.SourceImport, "import")
-	if err == nil {
-		n.noteDirectory(v)
 	}
 	return stored, err
 }

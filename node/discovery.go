@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
@@ -37,6 +39,8 @@ type Discovery struct {
 
 	mu    sync.RWMutex
 	cards map[string]*discoveryEntry
+
+	analyzed atomic.Uint64 // cards analysed into the scoring index (Put)
 }
 
 type discoveryEntry struct {
@@ -119,9 +123,41 @@ func (d *Discovery) Put(c *adp.Card, indexedAt, expiresAt time.Time) error {
 	if err := d.idx.Upsert(doc); err != nil {
 		return err
 	}
+	d.analyzed.Add(1)
 	d.cards[c.ID] = &discoveryEntry{card: c, indexedAt: indexedAt, expiresAt: expiresAt}
 	return nil
 }
+
+// Touch moves the received and expiry times of agentID's indexed card
+// without analysing it again, when the index holds exactly c (the same
+// bytes): an owner's re-broadcast. It reports whether it did; otherwise
+// the caller Puts c.
+func (d *Discovery) Touch(agentID string, c *adp.Card, indexedAt, expiresAt time.Time) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, ok := d.cards[agentID]
+	if !ok || c == nil || (e.card != c && !bytes.Equal(e.card.Raw(), c.Raw())) {
+		return false
+	}
+	if !d.idx.Touch(agentID, indexedAt, expiresAt) {
+		return false
+	}
+	e.indexedAt, e.expiresAt = indexedAt, expiresAt
+	return true
+}
+
+// Holds reports whether the index holds c or a card of its agent that
+// supersedes it.
+func (d *Discovery) Holds(c *adp.Card) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	e, ok := d.cards[c.ID]
+	return ok && adp.Compare(e.card, c) >= 0
+}
+
+// Analyzed returns how many cards Put analysed into the scoring index
+// since NewDiscovery (a refresh through Touch is not one).
+func (d *Discovery) Analyzed() uint64 { return d.analyzed.Load() }
 
 // Remove forgets an agent and reports whether it was indexed.
 func (d *Discovery) Remove(agentID string) bool {

@@ -56,6 +56,22 @@
 // card already held renews that card's freshness; [Node.LookupCard]
 // fetches a missing or stale card again from the DHT, then from its owner.
 //
+// # Cards from other agents
+//
+// Every card from outside enters through one intake (package
+// node/intake): gossip, the DHT (gets and peers' puts), adp.advertise,
+// adp.describe, directories, the start-up sync from the bootstrap peers
+// and imports. It runs the same steps in the same order — size, parse,
+// owner, validation, signature (skipped for encodings verified before),
+// comparison with the held card, store with the source as provenance —
+// and shares its check with the gossip validator, the DHT's record
+// validator and adp.advertise, so a card heard on several paths is
+// verified once. The store's change feed is the discovery index's only
+// writer: an owner's re-broadcast of the card already held is a Refreshed
+// change that moves the card's times in the index without analysing it
+// again. A federated search waits for the feed to index the cards it
+// stored before ranking locally.
+//
 // # Directory peers
 //
 // With Config.Directory the node keeps every card it hears (no eviction),

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/node/intake"
 )
 
 // CallPeer exposes the node's call path below agent-id resolution, so that
@@ -11,3 +13,13 @@ import (
 func (n *Node) CallPeer(ctx context.Context, p peer.ID, method string, body []byte) ([]byte, error) {
 	return n.call(ctx, p, method, body)
 }
+
+// IntakeStats exposes the intake's counters.
+func (n *Node) IntakeStats() intake.Stats { return n.intake.Stats() }
+
+// CheckerRemembered is how many card encodings the node's shared check
+// remembers as verified.
+func (n *Node) CheckerRemembered() int { return n.intake.Checker().Remembered() }
+
+// IndexAnalyzed is how many cards the discovery index analysed.
+func (n *Node) IndexAnalyzed() uint64 { return n.index.Analyzed() }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
+	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -106,16 +107,15 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	}()
 	wg.Wait()
 
-	// Store the directories' cards that are new here and index them now, so
-	// the local ranking sees them too (the feed would, a moment later).
-	for id, f := range remote {
-		if held := n.store.Held(id); held == nil || adp.Compare(f.card, held) > 0 {
-			n.storeCard(ctx, f.card, store.SourceImport, f.result.OriginService)
-		}
-		if rec, err := n.store.Card(ctx, id); err == nil {
-			n.indexRecord(rec)
+	// Keep the directories' cards that are new here, and wait for the
+	// store's feed to index them, so the local ranking sees them too.
+	var fresh []*adp.Card
+	for _, f := range remote {
+		if n.keep(ctx, f.card, intake.From{Source: store.SourceImport, Origin: f.result.OriginService, GapsOnly: true}) {
+			fresh = append(fresh, f.card)
 		}
 	}
+	n.awaitIndexed(ctx, fresh...)
 	local, err := n.index.Discover(ctx, req)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *a
 	limit := min(len(resp.Results), adp.MaxDiscoverLimit)
 	out := make([]federated, 0, limit)
 	for _, r := range resp.Results[:limit] {
-		c, err := adp.DecodeVerified(r.AgentCard)
+		c, err := n.intake.Checker().Check(r.AgentCard, "")
 		if err != nil || c.ID != r.ID || c.ID == n.agentID {
 			n.log.Debug("directory result refused", "peer", p, "agent", r.ID, "err", err)
 			continue
@@ -197,9 +197,7 @@ func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) 
 				n.log.Debug("fetch provider card", "peer", ai.ID, "err", err)
 				return
 			}
-			if rec, err := n.store.Card(ctx, c.ID); err == nil {
-				n.indexRecord(rec)
-			}
+			n.awaitIndexed(ctx, c) // the feed indexes it
 		}()
 	}
 	wg.Wait()

@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"sync"
+	"time"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/scoring"
@@ -105,17 +107,25 @@ func (n *Node) startIndexFeed(ctx context.Context) error {
 					return
 				}
 				n.applyChange(ch)
+				n.indexed.notify()
 			}
 		}
 	}()
 	return nil
 }
 
+// applyChange applies one change of the store's feed, the index's only
+// writer (besides the replay at start).
 func (n *Node) applyChange(ch store.Change) {
 	switch ch.Kind {
 	case store.Upserted:
 		if ch.Record != nil {
 			n.indexRecord(ch.Record)
+		}
+	case store.Refreshed:
+		// The held card again: move its times, do not analyse it again.
+		if r := ch.Record; r != nil && !n.index.Touch(r.AgentID, r.Card, r.ReceivedAt, r.ExpiresAt) {
+			n.indexRecord(r)
 		}
 	case store.Removed:
 		n.index.Remove(ch.AgentID)
@@ -136,4 +146,57 @@ func (n *Node) indexRecord(r *store.Record) {
 	}
 	n.pushStoredSignals(r.AgentID)
 	n.noteDirectory(r.Card)
+}
+
+// indexWait bounds how long a federated search waits for the feed to
+// index the cards it just stored.
+const indexWait = 2 * time.Second
+
+// awaitIndexed waits until the index holds each of cards (or a card that
+// supersedes it), ctx ends or indexWait passes. The store's feed indexes
+// a stored card a moment after the write; a federated search waits for it
+// so that its local ranking sees the cards it fetched.
+func (n *Node) awaitIndexed(ctx context.Context, cards ...*adp.Card) {
+	if len(cards) == 0 {
+		return
+	}
+	t := time.NewTimer(indexWait)
+	defer t.Stop()
+	for _, c := range cards {
+		for !c.IsRevocation() {
+			changed := n.indexed.wait()
+			if n.index.Holds(c) {
+				break
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				return
+			}
+		}
+	}
+}
+
+// signal wakes every waiter at each notify.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newSignal() *signal { return &signal{ch: make(chan struct{})} }
+
+// wait returns a channel closed at the next notify.
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ch
+}
+
+func (s *signal) notify() {
+	s.mu.Lock()
+	close(s.ch)
+	s.ch = make(chan struct{})
+	s.mu.Unlock()
 }

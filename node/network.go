@@ -13,6 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
+	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -121,16 +122,10 @@ func (n *Node) syncFromBootstrap(ctx context.Context) {
 			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
 			continue
 		}
-		origin := adp.AgentID(ai.ID)
+		from := intake.From{Source: store.SourceImport, Origin: adp.AgentID(ai.ID), GapsOnly: true}
 		for _, r := range resp.Results[:min(len(resp.Results), adp.MaxDiscoverLimit)] {
-			c, err := adp.DecodeVerified(r.AgentCard)
-			if err != nil || c.ID != r.ID {
-				continue
-			}
-			if held := n.store.Held(c.ID); held != nil && adp.Compare(c, held) <= 0 {
-				continue // fills gaps only: a held card keeps its provenance and receipt time
-			}
-			n.storeCard(ctx, c, store.SourceImport, origin)
+			// Fills gaps only: a held card keeps its provenance and receipt time.
+			n.admit(ctx, r.AgentCard, r.ID, from)
 		}
 	}
 }
@@ -179,31 +174,40 @@ func (n *Node) putDHT(ctx context.Context, c *adp.Card) {
 	}
 }
 
-// onGossipCard stores a card accepted by the gossip validator. It also
-// takes its owner's re-broadcasts of the card already held
-// (gossip.OnRefresh): storing the same card again renews its freshness
-// and keeps its provenance.
+// onGossipCard keeps a card accepted by the gossip validator, which ran
+// the intake's check. It also takes its owner's re-broadcasts of the card
+// already held (gossip.OnRefresh): the same card again renews its
+// freshness and keeps its provenance.
 func (n *Node) onGossipCard(c *adp.Card, from peer.ID) {
-	n.storeCard(n.ctx, c, store.SourceGossip, adp.AgentID(from))
+	n.keep(n.ctx, c, intake.From{Source: store.SourceGossip, Origin: adp.AgentID(from), Owner: from})
 }
 
-// onDHTCard stores a card the DHT received or fetched.
+// onDHTCard keeps a card the DHT fetched or received, checked by its
+// validator through the intake's check.
 func (n *Node) onDHTCard(c *adp.Card) {
-	n.storeCard(n.ctx, c, store.SourceDHT, "")
+	n.keep(n.ctx, c, intake.From{Source: store.SourceDHT})
 }
 
-// storeCard stores a verified card and notes directory peers.
-func (n *Node) storeCard(ctx context.Context, c *adp.Card, src store.Source, origin string) bool {
-	if c.ID == n.agentID {
-		return false // the own card changes only through UpdateCard
+// keep hands a checked card to the intake and reports whether it became
+// the held card; failures are logged.
+func (n *Node) keep(ctx context.Context, c *adp.Card, from intake.From) bool {
+	stored, err := n.intake.Keep(ctx, c, from)
+	if err != nil && !errors.Is(err, intake.ErrOwnCard) {
+		n.log.Debug("keep card", "agent", c.ID, "err", err)
 	}
-	stored, err := n.store.PutCard(ctx, c, src, origin)
-	if err != nil {
-		n.log.Debug("store card", "agent", c.ID, "err", err)
-		return false
-	}
-	n.noteDirectory(c)
 	return stored
+}
+
+// admit hands the bytes of a card that a peer listed under id to the
+// intake, and returns the card when it passed the check and is id's.
+func (n *Node) admit(ctx context.Context, raw []byte, id string, from intake.From) *adp.Card {
+	c, err := n.intake.Checker().Check(raw, from.Owner)
+	if err != nil || c.ID != id {
+		n.log.Debug("card refused", "agent", id, "err", err)
+		return nil
+	}
+	n.keep(ctx, c, from)
+	return c
 }
 
 // noteDirectory remembers (or forgets) c's owner as a directory peer.
@@ -309,13 +313,10 @@ func (n *Node) refetch(ctx context.Context, id string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
+	// GetCard hands the card to the intake (dht.OnCard) before returning.
 	c, derr := n.dht.GetCard(ctx, id)
-	if derr == nil {
-		if err := c.Verify(); err == nil && c.ID == id {
-			_, err := n.store.PutCard(ctx, c, store.SourceDHT, "")
-			n.noteDirectory(c)
-			return err
-		}
+	if derr == nil && c.ID == id {
+		return nil
 	}
 	_, oerr := n.fetchFromOwner(ctx, p)
 	if oerr == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -43,6 +44,7 @@ type Node struct {
 	metrics *metrics
 
 	store  *store.Store
+	intake *intake.Intake // every card from outside enters the store here
 	host   host.Host
 	server *aitp.Server
 	client *aitp.Client
@@ -50,6 +52,8 @@ type Node struct {
 	gossip *gossip.Gossip
 	index  *Discovery
 	agent  *httpAgent
+	// indexed is signalled each time the index applies a store change.
+	indexed *signal
 
 	// lifetime of the background loops, cancelled by Close.
 	ctx    context.Context
@@ -113,6 +117,7 @@ func New(cfg Config) (_ *Node, err error) {
 		card:        card,
 		tools:       make(map[string]bool),
 		directories: make(map[peer.ID]string),
+		indexed:     newSignal(),
 		inflight:    make(map[string]int),
 		greeted:     make(map[peer.ID]uint64),
 		calls:       make(chan callRecord, callQueue),
@@ -142,6 +147,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if n.store, err = store.Open(filepath.Join(cfg.DataDir, storeDir), sopts...); err != nil {
 		return nil, fmt.Errorf("node: open store: %w", err)
 	}
+	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))
 	closers = append(closers, n.store.Close)
 
 	if n.host, err = newHost(sk, cfg.Listen, []protocol.ID{aitp.ProtocolID}, cfg.ConnLow, cfg.ConnHigh); err != nil {
@@ -179,6 +185,7 @@ func New(cfg Config) (_ *Node, err error) {
 		dht.BootstrapPeers(boot...),
 		dht.RepublishInterval(cfg.RepublishInterval),
 		dht.Logger(n.log),
+		dht.WithChecker(n.intake.Checker()),
 		dht.OnCard(n.onDHTCard),
 		dht.Taxonomy(cfg.Tags),
 	); err != nil {
@@ -187,7 +194,8 @@ func New(cfg Config) (_ *Node, err error) {
 	closers = append(closers, n.dht.Close)
 
 	if n.gossip, err = gossip.New(n.host,
-		gossip.Held(n.store.Held),
+		gossip.WithChecker(n.intake.Checker()),
+		gossip.Held(n.intake.Held),
 		gossip.OnCard(n.onGossipCard),
 		gossip.OnRefresh(n.onGossipCard), // the same card again: the store renews its freshness
 		gossip.RebroadcastInterval(cfg.GossipInterval),

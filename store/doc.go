@@ -38,9 +38,11 @@
 //
 // # Change feed
 //
-// Subscribe returns a channel of Upserted and Removed changes of the live
-// card set. Writers never block on subscribers: pending changes are
-// coalesced per agent (latest wins), so a slow subscriber skips
+// Subscribe returns a channel of Upserted, Refreshed and Removed changes
+// of the live card set; Refreshed is the held card received again (an
+// owner's re-broadcast), whose times alone moved. Writers never block on
+// subscribers: pending changes are coalesced per agent (latest wins, a
+// refresh never hiding a pending Upserted), so a slow subscriber skips
 // intermediate versions but converges on the store's state. The discovery
 // index subscribes, replays Cards, then follows the feed.
 //

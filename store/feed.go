@@ -7,11 +7,16 @@ type ChangeKind uint8
 
 // Change kinds.
 const (
-	// Upserted: a card was stored or refreshed; Record is the held card.
+	// Upserted: a card was stored; Record is the held card.
 	Upserted ChangeKind = iota + 1
 	// Removed: the live card is gone (Reason: revoked or expired); Record is
 	// the revocation or the removed record.
 	Removed
+	// Refreshed: the held card was received again, the very same bytes
+	// (an owner's re-broadcast): only its ReceivedAt and ExpiresAt moved.
+	// Record is the held card with the new times. A mirror that holds the
+	// card need not read it again.
+	Refreshed
 )
 
 func (k ChangeKind) String() string {
@@ -20,6 +25,8 @@ func (k ChangeKind) String() string {
 		return "upserted"
 	case Removed:
 		return "removed"
+	case Refreshed:
+		return "refreshed"
 	}
 	return "unknown"
 }
@@ -43,7 +50,9 @@ type Change struct {
 // Writers never wait for subscribers. Pending changes are coalesced per
 // agent: a slow reader may skip intermediate versions of an agent's card
 // but always receives the latest change of every agent, so it converges on
-// the store's state. Pending memory is bounded by the number of agents.
+// the store's state; a Refreshed change coalesced with a pending Upserted
+// one is delivered as Upserted, with the refreshed times, so a reader
+// never misses a card's new content. Pending memory is bounded by the number of agents.
 // Agents are delivered in the order of their oldest pending change; buf is
 // the channel's buffer.
 func (s *Store) Subscribe(buf int) (<-chan Change, func()) {
@@ -97,8 +106,11 @@ type subscriber struct {
 
 func (sub *subscriber) push(c Change) {
 	sub.mu.Lock()
-	if _, ok := sub.pending[c.AgentID]; !ok {
+	prev, ok := sub.pending[c.AgentID]
+	if !ok {
 		sub.order = append(sub.order, c.AgentID)
+	} else if prev.Kind == Upserted && c.Kind == Refreshed {
+		c.Kind = Upserted // the reader has yet to see the card itself
 	}
 	sub.pending[c.AgentID] = c
 	sub.mu.Unlock()

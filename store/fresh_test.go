@@ -55,7 +55,7 @@ func TestFreshnessAndSweep(t *testing.T) {
 	if put(t, s, short, store.SourceGossip) {
 		t.Fatal("same card counted as stored")
 	}
-	if c := next(t, ch); c.Kind != store.Upserted || !c.Record.ReceivedAt.Equal(clk.Now()) {
+	if c := next(t, ch); c.Kind != store.Refreshed || !c.Record.ReceivedAt.Equal(clk.Now()) {
 		t.Fatalf("refresh change = %v received %v", c.Kind, c.Record.ReceivedAt)
 	}
 	rec, _ = s.Card(ctx, short.ID)

@@ -24,7 +24,7 @@ import (
 // kept are c.Raw() when set, else c's encoding. The card is shared with
 // readers afterwards: do not modify it. An acknowledged write is synced to
 // disk.
-func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin string) (bool, error) {
+func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin string, opts ...PutOption) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -33,6 +33,10 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	}
 	if !src.Valid() {
 		return false, fmt.Errorf("%w: source %q", ErrInvalid, src)
+	}
+	var po putOptions
+	for _, o := range opts {
+		o(&po)
 	}
 	if len(origin) > MaxOriginLen {
 		return false, fmt.Errorf("%w: origin of %d bytes over %d", ErrInvalid, len(origin), MaxOriginLen)
@@ -67,7 +71,7 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	var res putResult
 	err = s.update(func(txn *badger.Txn) error {
 		var err error
-		res, err = s.putTxn(txn, id, c, raw, h, revocation)
+		res, err = s.putTxn(txn, id, c, raw, h, revocation, po.held)
 		return err
 	})
 	if err != nil {
@@ -98,19 +102,35 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	return stored, nil
 }
 
+// PutOption tunes one PutCard call.
+type PutOption func(*putOptions)
+
+type putOptions struct {
+	held *adp.Card
+}
+
+// KnownHeld passes the held card as the caller last read it (Held), so
+// PutCard does not parse it again when the stored bytes are still those
+// of c; when they are not, c is ignored. Nil is allowed.
+func KnownHeld(c *adp.Card) PutOption {
+	return func(o *putOptions) { o.held = c }
+}
+
 type putResult struct {
 	outcome Outcome
 	delta   int64   // change in the live card count
 	change  *Change // for subscribers, nil when the live set did not change
 }
 
-func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h header, revocation bool) (putResult, error) {
+func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h header, revocation bool, hint *adp.Card) (putResult, error) {
 	ck, tk := cardKey(id), tombstoneKey(id)
-	live, liveKey, err := s.getHeld(txn, ck)
+	// The held card is parsed only when it is neither the offered card nor
+	// the caller's copy of it.
+	live, liveKey, err := s.getHeld(txn, ck, c, hint)
 	if err != nil {
 		return putResult{}, err
 	}
-	tomb, tombKey, err := s.getHeld(txn, tk)
+	tomb, tombKey, err := s.getHeld(txn, tk, c, hint)
 	if err != nil {
 		return putResult{}, err
 	}
@@ -131,7 +151,7 @@ func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h he
 			}
 			res := putResult{outcome: OutcomeRefreshed}
 			if live != nil {
-				res.change = &Change{Kind: Upserted, AgentID: id, Record: newRecord(id, cur.rec.Card, rh)}
+				res.change = &Change{Kind: Refreshed, AgentID: id, Record: newRecord(id, cur.rec.Card, rh)}
 			}
 			return res, nil
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +18,10 @@ type held struct {
 }
 
 // getHeld reads and decodes key. It returns (nil, true) for a key that is
-// present but corrupt (reported), (nil, false) for an absent key.
-func (s *Store) getHeld(txn *badger.Txn, key []byte) (*held, bool, error) {
+// present but corrupt (reported), (nil, false) for an absent key. A card
+// among known whose Raw bytes are the stored ones is used as the decoded
+// card rather than parsing them again.
+func (s *Store) getHeld(txn *badger.Txn, key []byte, known ...*adp.Card) (*held, bool, error) {
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, false, nil
@@ -30,7 +33,7 @@ func (s *Store) getHeld(txn *badger.Txn, key []byte) (*held, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	rec, err := s.decodeCard(key, v)
+	rec, err := s.decodeCard(key, v, known...)
 	if err != nil {
 		return nil, true, nil
 	}
@@ -38,12 +41,15 @@ func (s *Store) getHeld(txn *badger.Txn, key []byte) (*held, bool, error) {
 }
 
 // decodeCard decodes a stored card record; v must not be reused by the
-// caller. Failures are reported and returned as *CorruptError.
-func (s *Store) decodeCard(key, v []byte) (*Record, error) {
+// caller. A card among known with the stored bytes is used as is.
+// Failures are reported and returned as *CorruptError.
+func (s *Store) decodeCard(key, v []byte, known ...*adp.Card) (*Record, error) {
 	h, raw, err := decodeRecord(v)
 	if err == nil {
-		var c *adp.Card
-		c, err = adp.ParseCard(raw)
+		c := sameCard(raw, known)
+		if c == nil {
+			c, err = adp.ParseCard(raw)
+		}
 		if err == nil {
 			id := string(key[len(prefixCard):]) // c/ and t/ have the same length
 			return newRecord(id, c, h), nil
@@ -51,6 +57,16 @@ func (s *Store) decodeCard(key, v []byte) (*Record, error) {
 		err = fmt.Errorf("card: %w", err)
 	}
 	return nil, s.reportCorrupt(key, err)
+}
+
+// sameCard returns the card among known whose Raw bytes are raw, or nil.
+func sameCard(raw []byte, known []*adp.Card) *adp.Card {
+	for _, c := range known {
+		if c != nil && c.Raw() != nil && bytes.Equal(c.Raw(), raw) {
+			return c
+		}
+	}
+	return nil
 }
 
 // reportCorrupt logs and counts a corrupt value once per key and keeps the

@@ -35,9 +35,9 @@ type CardSource interface {
 	OwnCard() *adp.Card
 }
 
-// CardSink receives a card pushed with adp.advertise. The card has been
-// decoded, validated and verified, and its id names from, the
-// authenticated caller. stored reports whether the sink kept it (false
+// CardSink receives a card pushed with adp.advertise. The card has passed
+// the Checker (decoded, validated and verified) with from, the
+// authenticated caller, as its owner. stored reports whether the sink kept it (false
 // when it holds a card that supersedes it).
 type CardSink interface {
 	AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (stored bool, err error)
@@ -63,10 +63,11 @@ type Service struct {
 }
 
 type config struct {
-	src  CardSource
-	sink CardSink
-	disc Discoverer
-	log  *slog.Logger
+	check *adp.Checker
+	src   CardSource
+	sink  CardSink
+	disc  Discoverer
+	log   *slog.Logger
 }
 
 // Option configures a Service.
@@ -74,6 +75,11 @@ type Option func(*config)
 
 // WithCardSink enables adp.advertise, handing accepted cards to sink.
 func WithCardSink(sink CardSink) Option { return func(c *config) { c.sink = sink } }
+
+// WithChecker makes adp.advertise check cards through k, the node's
+// Checker shared with its other paths (default: the same check without
+// memory).
+func WithChecker(k *adp.Checker) Option { return func(c *config) { c.check = k } }
 
 // WithDiscoverer enables adp.discover, answered by d.
 func WithDiscoverer(d Discoverer) Option { return func(c *config) { c.disc = d } }
@@ -93,6 +99,9 @@ func New(src CardSource, opts ...Option) *Service {
 	cfg := config{src: src, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.check == nil {
+		cfg.check = &adp.Checker{}
 	}
 	return &Service{cfg: cfg}
 }
@@ -217,27 +226,21 @@ func invalid(err error, what string) *aitp.Error {
 	}
 }
 
-// ServeAdvertise answers adp.advertise (ADP 4.2). The card is parsed; when
-// its id names a peer other than the caller the answer is UNAUTHORIZED
-// before any signature is checked; then it is validated and verified
-// (INVALID_REQUEST with the path of the first problem) and handed to the
-// sink. The reply is {"stored": bool}.
+// ServeAdvertise answers adp.advertise (ADP 4.2). The card passes the
+// Checker with the caller as its owner: when its id names a peer other
+// than the caller the answer is UNAUTHORIZED before any signature is
+// checked; any other failure is INVALID_REQUEST with the path of the first
+// problem. The card is then handed to the sink. The reply is {"stored": bool}.
 func (sv *Service) ServeAdvertise(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
 	if sv.cfg.sink == nil {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "advertise is not served here")
 	}
-	c, err := adp.ParseCard(r.Body)
+	c, err := sv.cfg.check.Check(r.Body, r.Remote)
+	if adp.StepOf(err) == adp.StepOwner {
+		sv.cfg.log.Debug("adp/service: advertise for another agent", "peer", r.Remote, "err", err)
+		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "%v", err)
+	}
 	if err != nil {
-		return invalid(err, "card")
-	}
-	if named, err := c.PeerID(); err == nil && named != r.Remote {
-		sv.cfg.log.Debug("adp/service: advertise for another agent", "peer", r.Remote, "agent", c.ID)
-		return aitp.Errorf(aitp.StatusUnauthorized, aitp.CodeUnauthorized, "/id", "card id %s is not the caller %s", truncateID(c.ID), adp.AgentID(r.Remote))
-	}
-	if err := c.Validate(); err != nil {
-		return invalid(err, "card")
-	}
-	if err := c.Verify(); err != nil {
 		return invalid(err, "card")
 	}
 	stored, err := sv.cfg.sink.AdvertisedCard(ctx, c, r.Remote)

@@ -237,6 +237,20 @@ func (x *Index) Upsert(d scoring.Doc) error {
 	return nil
 }
 
+// Touch sets the received and expiry times of the document with this ID
+// without analysing it again (the same card received anew) and reports
+// whether it is indexed.
+func (x *Index) Touch(id string, indexedAt, expiresAt time.Time) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n, ok := x.byID[id]
+	if !ok {
+		return false
+	}
+	x.meta[n].indexed, x.meta[n].expires = scoring.UnixNano(indexedAt), scoring.UnixNano(expiresAt)
+	return true
+}
+
 // Delete removes the document with this ID and reports whether it was
 // there.
 func (x *Index) Delete(id string) bool {
