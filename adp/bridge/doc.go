@@ -5,7 +5,7 @@
 // # Formats
 //
 //	Format      To / From                 document
-//	a2a         ToA2A / FromA2A           A2A AgentCard (protocol 0.3), served at /.well-known/agent-card.json
+//	a2a         ToA2A / FromA2A           A2A AgentCard (protocol 1.0; 0.3 is read too), served at /.well-known/agent-card.json
 //	mcp         ToMCP / FromMCP           MCP tools/list result {"tools": [...]}
 //	oasf        ToOASF / FromOASF         OASF AgentDescriptor (ADP Appendix A.3)
 //	agentcard   ToAgentCard / FromAgentCard  AgentCard draft (draft-aevum-agentcard-00), /.well-known/agentcard

@@ -18,7 +18,7 @@ type Format string
 // Formats. Append only.
 const (
 	FormatADP       Format = "adp"       // ADP Agent Card (draft-song-anp-adp, Section 3)
-	FormatA2A       Format = "a2a"       // A2A AgentCard (protocol 0.3)
+	FormatA2A       Format = "a2a"       // A2A AgentCard (protocol 1.0; 0.3 is read too)
 	FormatMCP       Format = "mcp"       // MCP tools/list result: {"tools": [...]}
 	FormatOASF      Format = "oasf"      // OASF AgentDescriptor (ADP Appendix A.3)
 	FormatAgentCard Format = "agentcard" // AgentCard draft (draft-aevum-agentcard-00)
@@ -46,9 +46,16 @@ const (
 	NamespaceProfile   = "profile"
 )
 
-// A2A constants (A2A protocol 0.3).
+// A2A constants (A2A protocol 1.0).
 const (
-	A2AProtocolVersion  = "0.3.0"
+	// A2AProtocolVersion is the protocolVersion of the interfaces ToA2A
+	// writes.
+	A2AProtocolVersion = "1.0"
+	// A2ALegacyProtocolVersion is the version FromA2A gives the interfaces
+	// of an A2A 0.3 card (url, additionalInterfaces) that names none.
+	A2ALegacyProtocolVersion = "0.3"
+	// A2ADefaultTransport is the binding of an A2A 0.3 url without
+	// preferredTransport.
 	A2ADefaultTransport = "JSONRPC"
 	// A2AWellKnownPath is where an A2A agent serves its AgentCard (ToA2A).
 	A2AWellKnownPath = "/.well-known/agent-card.json"

@@ -29,7 +29,7 @@ func newCardConvertCmd() *cobra.Command {
 absent or "-") and prints it in the --to format. Formats:
 
   adp        ADP Agent Card
-  a2a        A2A AgentCard (protocol 0.3), as served at /.well-known/agent-card.json
+  a2a        A2A AgentCard (protocol 1.0; 0.3 is read too), as served at /.well-known/agent-card.json
   mcp        MCP tools/list result {"tools": [...]}
   oasf       OASF AgentDescriptor
   agentcard  AgentCard draft (application/agentcard+json), as served at /.well-known/agentcard
