@@ -228,3 +228,25 @@ func signaturesOf(tb testing.TB, doc []byte) json.RawMessage {
 	}
 	return d["signatures"]
 }
+
+// TestInteropA2A verifies the A2A card signed by jose in
+// scripts/interop (node interop.mjs sign) and rejects its tampered copy.
+// The other direction, jose verifying SignA2A's output, is run by
+// scripts/interop/run.sh on testdata/golden/card.a2a.signed.json.
+func TestInteropA2A(t *testing.T) {
+	signed := readTestdata(t, "interop/node-signed-a2a.json")
+	kid, err := bridge.VerifyA2A(signed, nil)
+	if err != nil {
+		t.Fatalf("jose-signed card: %v", err)
+	}
+	if want := "agent://k51qzi5uqu5dljtg5upm7x7ugan9lql3ewyknv4r4mhhkwzn8n7cnbd1unfwgq"; kid != want {
+		t.Fatalf("kid %s, want %s (the key in adp/testdata/interop/node-key.seed)", kid, want)
+	}
+	if _, err := bridge.VerifyA2A(readTestdata(t, "interop/node-signed-a2a-tampered.json"), nil); !errors.Is(err, bridge.ErrA2ASignature) {
+		t.Fatalf("tampered jose-signed card: %v, want ErrA2ASignature", err)
+	}
+	c, err := bridge.FromA2A(signed)
+	if err != nil || c.ID != kid {
+		t.Fatalf("import: id %q, %v", c.ID, err)
+	}
+}
