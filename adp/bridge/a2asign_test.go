@@ -250,3 +250,33 @@ func TestInteropA2A(t *testing.T) {
 		t.Fatalf("import: id %q, %v", c.ID, err)
 	}
 }
+
+// FuzzSignA2A: VerifyA2A never fails but with an error on arbitrary input,
+// and whatever SignA2A accepts it signs so that VerifyA2A finds the
+// signer's kid, and signing its output again changes nothing.
+func FuzzSignA2A(f *testing.F) {
+	for _, name := range []string{"golden/card.a2a.signed.json", "interop/node-signed-a2a.json", "a2a.json", "a2a-1.0.json"} {
+		f.Add(readTestdata(f, name))
+	}
+	f.Add([]byte(`{"name":"","capabilities":{"extensions":[{"required":false,"params":{}}]},"provider":{"url":""},"skills":[{"tags":[]}],"x":[0,{}]}`))
+	sk := fixedKey(f, 5)
+	p, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		f.Fatal(err)
+	}
+	want := adp.AgentID(p)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = bridge.VerifyA2A(data, nil)
+		signed, err := bridge.SignA2A(data, sk)
+		if err != nil {
+			return
+		}
+		if kid, err := bridge.VerifyA2A(signed, sk.GetPublic()); err != nil || kid != want {
+			t.Fatalf("signed card %s: VerifyA2A = %q, %v", signed, kid, err)
+		}
+		again, err := bridge.SignA2A(signed, sk)
+		if err != nil || !bytes.Equal(again, signed) {
+			t.Fatalf("signing again: %v\n%s\n%s", err, again, signed)
+		}
+	})
+}

@@ -216,7 +216,7 @@ func TestAgentJSON(t *testing.T) {
 // export either fails with a validation error or gives a document that
 // imports to the same card.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"a2a.json", "mcp.json", "oasf.json", "agentcard.json", "profile-4.9.json", "profile-13.1.json"} {
+	for _, name := range []string{"a2a.json", "a2a-1.0.json", "mcp.json", "oasf.json", "agentcard.json", "profile-4.9.json", "profile-13.1.json"} {
 		f.Add(readTestdata(f, name))
 	}
 	f.Add([]byte(`{"name":"x","skills":[{"id":"a","tags":["A B"]}],"capabilities":{"extensions":[{"uri":"urn:adp:card","params":{"seq":1}}]}}`))
