@@ -23,10 +23,13 @@ const (
 	FormatOASF      Format = "oasf"      // OASF AgentDescriptor (ADP Appendix A.3)
 	FormatAgentCard Format = "agentcard" // AgentCard draft (draft-aevum-agentcard-00)
 	FormatProfile   Format = "profile"   // discovery profile Agent Metadata (draft-xu, Section 4)
+	// FormatOASFRecord is an OASF record (schema 0.8.0) as the AGNTCY
+	// directory stores it.
+	FormatOASFRecord Format = "oasf-record"
 )
 
 // Formats lists every Format, in the order the command line documents them.
-var Formats = []Format{FormatADP, FormatA2A, FormatMCP, FormatOASF, FormatAgentCard, FormatProfile}
+var Formats = []Format{FormatADP, FormatA2A, FormatMCP, FormatOASF, FormatAgentCard, FormatProfile, FormatOASFRecord}
 
 // CarrierKey names the object in which an exported document keeps the ADP
 // fields its format cannot express, so that importing it again restores
@@ -44,6 +47,8 @@ const (
 	NamespaceOASF      = "oasf"
 	NamespaceAgentCard = "agentcard"
 	NamespaceProfile   = "profile"
+	// NamespaceOASFRecord keeps what an OASF record says beyond ADP.
+	NamespaceOASFRecord = "oasf-record"
 )
 
 // A2A constants (A2A protocol 1.0).
@@ -67,6 +72,10 @@ const (
 	OASFKind       = "AgentDescriptor"
 	OASFAPIVersion = "oasf.agntcy.org/v1alpha1"
 )
+
+// OASFRecordSchemaVersion is the schema_version of the OASF records
+// ToOASFRecord writes.
+const OASFRecordSchemaVersion = "0.8.0"
 
 // AgentCard draft constants.
 const (

@@ -33,7 +33,7 @@ func TestRoundTripFromADP(t *testing.T) {
 	c, sk := signedCard(t)
 	want := cardObject(t, c)
 	delete(want, "signature")
-	for _, f := range []bridge.Format{bridge.FormatA2A, bridge.FormatOASF, bridge.FormatAgentCard, bridge.FormatProfile} {
+	for _, f := range []bridge.Format{bridge.FormatA2A, bridge.FormatOASF, bridge.FormatAgentCard, bridge.FormatProfile, bridge.FormatOASFRecord} {
 		t.Run(string(f), func(t *testing.T) {
 			out, err := bridge.Encode(f, c)
 			if err != nil {
@@ -179,6 +179,19 @@ func TestTargetOnlyLoss(t *testing.T) {
 				}
 			},
 		},
+		{
+			// Lost: id, did, status, tools, endpoints, examples,
+			// constraints, metadata other than created_at, extensions,
+			// seq, signature.
+			format: bridge.FormatOASFRecord,
+			kept:   []string{"name", "description", "version", "skills", "metadata"},
+			same:   []string{"name", "description", "version", "skills"},
+			check: func(t *testing.T, got *adp.Card) {
+				if got.Metadata.CreatedAt != c.Metadata.CreatedAt || got.Metadata.UpdatedAt != "" || got.Metadata.TTL != nil {
+					t.Errorf("metadata = %+v, want created_at only", got.Metadata)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
@@ -236,6 +249,8 @@ func TestRoundTripFromFormat(t *testing.T) {
 		{"agentcard.json", bridge.FormatAgentCard, ""},
 		{"profile-4.9.json", bridge.FormatProfile, ""},
 		{"profile-13.1.json", bridge.FormatProfile, ""},
+		// agntcy/dir, e2e/shared/testdata/record_080.json, copied verbatim
+		{"oasf-record.json", bridge.FormatOASFRecord, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -281,6 +296,7 @@ func TestImportedCardsSign(t *testing.T) {
 		{"agentcard.json", bridge.FormatAgentCard},
 		{"profile-4.9.json", bridge.FormatProfile},
 		{"profile-13.1.json", bridge.FormatProfile},
+		{"oasf-record.json", bridge.FormatOASFRecord},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			c, err := bridge.Decode(tt.format, readTestdata(t, tt.file))
