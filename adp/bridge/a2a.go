@@ -10,13 +10,16 @@ import (
 	adptag "github.com/adpnode/adpnode/adp/tag"
 )
 
-// ToA2A projects a card onto an A2A AgentCard (protocol 0.3), the document
-// an agent serves at A2AWellKnownPath. The mapping extends ADP Appendix A.1:
+// ToA2A projects a card onto an A2A AgentCard (A2A 1.0, Section 4.4.1),
+// the document an agent serves at A2AWellKnownPath. The mapping extends ADP
+// Appendix A.1:
 //
 //	name, description, version     -> name, description, version
-//	endpoints[0].uri, .protocol    -> url, preferredTransport (upper case)
-//	endpoints (when more than one) -> additionalInterfaces[{url, transport}]
-//	  (no endpoints: url is the agent:// id, transport AITP)
+//	endpoints[].uri, .protocol     -> supportedInterfaces[{url, protocolBinding
+//	                                  (upper case), protocolVersion}], in order
+//	  (no endpoints: url is the agent:// id, binding AITP; no id: none)
+//	endpoint members protocolVersion, tenant -> the interface's (by
+//	  default protocolVersion is A2AProtocolVersion)
 //	tools[].name, .description     -> skills[].id (and .name), .description
 //	skills                         -> skills[].tags (A2A tags are per skill)
 //	examples tagged with a tool    -> that skill's examples (text only)
@@ -27,11 +30,14 @@ import (
 // example ids and tags, or other extensions. ToA2A keeps them, with
 // everything else A2A cannot say, in a capabilities.extensions entry whose
 // uri is CarrierKey; FromA2A restores them. An A2A client that ignores that
-// extension sees only the fields above. The signature is never carried.
+// extension sees only the fields above. The document is unsigned: sign it
+// with SignA2A (A2A 1.0, Section 8.4); the ADP signature is never carried.
 //
 // When the card was imported from A2A, the fields kept in
 // extensions["a2a"] (provider, securitySchemes, skill names, per-skill tags
-// and examples, ...) are written back as they were.
+// and examples, ...) are written back as they were. ToA2A writes no member
+// at its protobuf default value (no "required": false, no empty optional
+// list), so the document is its own signing payload (Section 8.4.1).
 func ToA2A(c *adp.Card) ([]byte, error) { return toA2A(c, true) }
 
 // toA2A exports c; withCarrier adds the carrier (trimmed of what an
@@ -39,27 +45,12 @@ func ToA2A(c *adp.Card) ([]byte, error) { return toA2A(c, true) }
 func toA2A(c *adp.Card, withCarrier bool) ([]byte, error) {
 	ext := extension(c, NamespaceA2A)
 	d := doc{
-		"protocolVersion":    A2AProtocolVersion,
-		"name":               c.Name,
-		"description":        c.Description,
-		"version":            c.Version,
-		"defaultInputModes":  []string{"application/json"},
-		"defaultOutputModes": []string{"application/json"},
-	}
-	if len(c.Endpoints) > 0 {
-		d["url"] = c.Endpoints[0].URI
-		d["preferredTransport"] = strings.ToUpper(c.Endpoints[0].Protocol)
-		if len(c.Endpoints) > 1 {
-			// A2A 0.3: additionalInterfaces should list the main url too.
-			var more []doc
-			for _, e := range c.Endpoints {
-				more = append(more, doc{"url": e.URI, "transport": strings.ToUpper(e.Protocol)})
-			}
-			d["additionalInterfaces"] = more
-		}
-	} else {
-		d["url"] = c.ID
-		d["preferredTransport"] = "AITP"
+		"name":                c.Name,
+		"description":         c.Description,
+		"version":             c.Version,
+		"defaultInputModes":   []string{"application/json"},
+		"defaultOutputModes":  []string{"application/json"},
+		"supportedInterfaces": a2aInterfaces(c),
 	}
 
 	streaming := false
@@ -105,7 +96,6 @@ func toA2A(c *adp.Card, withCarrier bool) ([]byte, error) {
 		entry, err := marshal(doc{
 			"uri":         CarrierKey,
 			"description": "ADP Agent Card fields that A2A cannot express",
-			"required":    false,
 			"params":      carrier,
 		})
 		if err != nil {
@@ -155,20 +145,25 @@ func toA2A(c *adp.Card, withCarrier bool) ([]byte, error) {
 	return marshal(d)
 }
 
-// FromA2A imports an A2A AgentCard. It reverses ToA2A: skills become tools
-// (id -> name, description -> description), the union of the skills' tags
-// becomes the card's skills (tags outside the ADP tag syntax are lower-cased
-// with "-" for spaces, or dropped), each skill example becomes an example
-// tagged with the skill id, url/preferredTransport and additionalInterfaces
-// become endpoints (protocol in lower case), and a url that is an ADP agent
-// id becomes the card's id. The ADP fields kept by ToA2A under CarrierKey
-// are restored. Everything else the document says (provider, security
-// schemes, skill names, input and output modes, the capabilities other than
-// the carrier, unknown fields) is kept in extensions["a2a"] so that ToA2A
-// writes it back.
+// FromA2A imports an A2A AgentCard, of protocol 1.0 or 0.3. It reverses
+// ToA2A: skills become tools (id -> name, description -> description), the
+// union of the skills' tags becomes the card's skills (tags outside the ADP
+// tag syntax are lower-cased with "-" for spaces, or dropped), each skill
+// example becomes an example tagged with the skill id, supportedInterfaces
+// (1.0) or url/preferredTransport and additionalInterfaces (0.3) become
+// endpoints (protocol in lower case; see readA2AInterfaces), and an
+// interface url that is an ADP agent id becomes the card's id. The ADP
+// fields kept by ToA2A under CarrierKey are restored. Everything else the
+// document says (provider, security schemes and requirements, skill names,
+// input and output modes, the capabilities other than the carrier, unknown
+// fields) is kept in extensions["a2a"] so that ToA2A writes it back; the
+// members of a 0.3 card whose shape 1.0 changed are kept in their 1.0 form
+// (see a2a03.go), and 0.3 capabilities.stateTransitionHistory, which 1.0
+// removed, is dropped. The signatures are dropped: they cover the document
+// as it was, and an export is new bytes to be signed again (SignA2A).
 //
 // The result is an unsigned card; it may lack an id (A2A has none unless
-// url is an agent:// id): set one by signing it.
+// an interface url is an agent:// id): set one by signing it.
 func FromA2A(data []byte) (*adp.Card, error) { return fromA2A(data, true) }
 
 // fromA2A imports data; prune drops kept members the export writes
@@ -184,67 +179,19 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 	card.setStr("description", o.str("description", false))
 	card.setStr("version", o.str("version", false))
 
-	var endpoints []doc
-	seenEndpoint := map[[2]string]bool{}
-	addEndpoint := func(uri, transport string, extra map[string]json.RawMessage) {
-		proto := strings.ToLower(transport)
-		if seenEndpoint[[2]string{uri, proto}] {
-			return
-		}
-		seenEndpoint[[2]string{uri, proto}] = true
-		e := doc{"protocol": proto, "uri": uri}
-		e.merge(extra)
-		endpoints = append(endpoints, e)
-		if _, ok := card["id"]; !ok {
-			if id, err := adp.NormalizeAgentID(uri); err == nil {
-				card["id"] = id
-			}
-		}
-	}
-	url := o.str("url", false)
-	transport := o.str("preferredTransport", false)
-	if transport == "" {
-		transport = A2ADefaultTransport
-	}
-	if url != "" {
-		addEndpoint(url, transport, nil)
-	}
-	for i, raw := range o.arr("additionalInterfaces") {
-		io := r.obj(fmt.Sprintf("/additionalInterfaces/%d", i), raw)
-		u, tr := io.str("url", true), io.str("transport", true)
-		if u != "" && tr != "" {
-			addEndpoint(u, tr, io.rest())
-		}
-	}
-	if endpoints != nil {
+	legacy := !o.has("supportedInterfaces") && (o.has("url") || o.has("preferredTransport") || o.has("additionalInterfaces"))
+	if endpoints := readA2AInterfaces(r, o); endpoints != nil {
 		card["endpoints"] = endpoints
+		for _, e := range endpoints {
+			if id, err := adp.NormalizeAgentID(e["uri"].(string)); err == nil {
+				card["id"] = id
+				break
+			}
+		}
 	}
-
-	var carrier map[string]json.RawMessage
-	if caps := o.sub("capabilities"); caps != nil {
-		keep := caps.rest()
-		if keep == nil {
-			keep = map[string]json.RawMessage{}
-		}
-		delete(keep, "extensions")
-		var others []json.RawMessage
-		for i, raw := range caps.arr("extensions") {
-			eo := r.obj(fmt.Sprintf("/capabilities/extensions/%d", i), raw)
-			if eo == nil {
-				continue
-			}
-			if eo.str("uri", false) == CarrierKey {
-				carrier = readCarrier(r, eo.at("params"), eo.get("params"))
-				continue
-			}
-			others = append(others, raw)
-		}
-		if others != nil {
-			keep["extensions"], _ = marshal(others)
-		}
-		if len(keep) > 0 {
-			ext["capabilities"], _ = marshal(keep)
-		}
+	caps, carrier := readA2ACapabilities(r, o, legacy)
+	if caps != nil {
+		ext["capabilities"] = caps
 	}
 
 	var tags tagSet
@@ -286,6 +233,9 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 					keep[k] = v
 				}
 			}
+			if legacy {
+				upgradeSecurity03(keep, "security", "securityRequirements")
+			}
 			if len(keep) > 0 {
 				extSkills[id], _ = marshal(keep)
 			}
@@ -308,9 +258,14 @@ func fromA2A(data []byte, prune bool) (*adp.Card, error) {
 	for k, v := range o.rest() {
 		ext[k] = v
 	}
+	// Signatures cover the document as it was; the export is new bytes.
+	delete(ext, "signatures")
+	if legacy {
+		upgradeCard03(ext)
+	}
 	// Members ToA2A writes by default but the document lacks: remember
 	// their absence so that the export leaves them out again.
-	for _, k := range []string{"protocolVersion", "preferredTransport", "defaultInputModes", "defaultOutputModes"} {
+	for _, k := range []string{"defaultInputModes", "defaultOutputModes"} {
 		if _, ok := o.m[k]; !ok {
 			ext[k] = json.RawMessage("null")
 		}
@@ -336,4 +291,135 @@ func importTag(tag string) string {
 		return t
 	}
 	return ""
+}
+
+// a2aInterfaces returns the supportedInterfaces of c: one per endpoint, in
+// order, or the agent id over AITP when c has none (none at all when c
+// has no id either).
+func a2aInterfaces(c *adp.Card) []doc {
+	if len(c.Endpoints) == 0 {
+		if c.ID == "" {
+			return []doc{}
+		}
+		return []doc{{"url": c.ID, "protocolBinding": "AITP", "protocolVersion": A2AProtocolVersion}}
+	}
+	out := make([]doc, 0, len(c.Endpoints))
+	for _, e := range c.Endpoints {
+		in := doc{"url": e.URI, "protocolBinding": strings.ToUpper(e.Protocol), "protocolVersion": A2AProtocolVersion}
+		for _, k := range a2aInterfaceExtras {
+			if v, ok := e.Extra[k]; ok {
+				in[k] = v
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// a2aInterfaceExtras are the AgentInterface members an ADP endpoint keeps
+// as members of its own, written back by the export.
+var a2aInterfaceExtras = []string{"protocolVersion", "tenant"}
+
+// readA2AInterfaces reads the endpoints of a document: the entries of the
+// A2A 1.0 supportedInterfaces, then the A2A 0.3 url (with
+// preferredTransport, by default A2ADefaultTransport) and
+// additionalInterfaces, without repeating a (url, protocol) pair. An
+// interface keeps its protocolVersion as a member of the endpoint unless it
+// is A2AProtocolVersion, which the export writes anyway; an interface read
+// from the 0.3 members gets the document's protocolVersion (by default
+// A2ALegacyProtocolVersion), which is what it speaks. The other members of
+// an interface (tenant, unknown ones) stay on the endpoint too.
+func readA2AInterfaces(r *reader, o *object) []doc {
+	var endpoints []doc
+	seen := map[[2]string]bool{}
+	add := func(uri, binding string, extra map[string]json.RawMessage) {
+		proto := strings.ToLower(binding)
+		if seen[[2]string{uri, proto}] {
+			return
+		}
+		seen[[2]string{uri, proto}] = true
+		e := doc{"protocol": proto, "uri": uri}
+		e.merge(extra)
+		endpoints = append(endpoints, e)
+	}
+	for i, raw := range o.arr("supportedInterfaces") {
+		io := r.obj(fmt.Sprintf("/supportedInterfaces/%d", i), raw)
+		u, b, v := io.str("url", true), io.str("protocolBinding", true), io.str("protocolVersion", false)
+		extra := io.rest()
+		if v != "" && v != A2AProtocolVersion {
+			if extra == nil {
+				extra = map[string]json.RawMessage{}
+			}
+			extra["protocolVersion"], _ = marshal(v)
+		}
+		if u != "" && b != "" {
+			add(u, b, extra)
+		}
+	}
+
+	version := o.str("protocolVersion", false)
+	if version == "" {
+		version = A2ALegacyProtocolVersion
+	}
+	legacyVersion, _ := marshal(version)
+	url := o.str("url", false)
+	transport := o.str("preferredTransport", false)
+	if transport == "" {
+		transport = A2ADefaultTransport
+	}
+	if url != "" {
+		add(url, transport, map[string]json.RawMessage{"protocolVersion": legacyVersion})
+	}
+	for i, raw := range o.arr("additionalInterfaces") {
+		io := r.obj(fmt.Sprintf("/additionalInterfaces/%d", i), raw)
+		u, tr := io.str("url", true), io.str("transport", true)
+		extra := io.rest()
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra["protocolVersion"] = legacyVersion
+		if u != "" && tr != "" {
+			add(u, tr, extra)
+		}
+	}
+	return endpoints
+}
+
+// readA2ACapabilities reads the capabilities object: it returns the
+// carrier (the params of the CarrierKey extension) and the rest to keep.
+// For an A2A 0.3 document (legacy) it drops stateTransitionHistory, which
+// 1.0 removed, and moves supportsAuthenticatedExtendedCard to
+// capabilities.extendedAgentCard.
+func readA2ACapabilities(r *reader, o *object, legacy bool) (keep json.RawMessage, carrier map[string]json.RawMessage) {
+	members := map[string]json.RawMessage{}
+	if caps := o.sub("capabilities"); caps != nil {
+		var others []json.RawMessage
+		for i, raw := range caps.arr("extensions") {
+			eo := r.obj(fmt.Sprintf("/capabilities/extensions/%d", i), raw)
+			if eo == nil {
+				continue
+			}
+			if eo.str("uri", false) == CarrierKey {
+				carrier = readCarrier(r, eo.at("params"), eo.get("params"))
+				continue
+			}
+			others = append(others, raw)
+		}
+		for k, v := range caps.rest() {
+			members[k] = v
+		}
+		if others != nil {
+			members["extensions"], _ = marshal(others)
+		}
+	}
+	if legacy {
+		delete(members, "stateTransitionHistory")
+	}
+	if v := o.get("supportsAuthenticatedExtendedCard"); v != nil {
+		members["extendedAgentCard"] = v
+	}
+	if len(members) > 0 {
+		keep, _ = marshal(members)
+	}
+	return keep, carrier
 }

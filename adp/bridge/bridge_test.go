@@ -71,6 +71,8 @@ func TestTypeErrors(t *testing.T) {
 		{bridge.FormatMCP, `{"tools": [{"description": "d"}, {"name": "t", "inputSchema": "s", "annotations": {"idempotentHint": "yes"}}]}`,
 			[]string{"/tools/0/name", "/tools/1/annotations/idempotentHint", "/tools/1/inputSchema"}},
 		{bridge.FormatMCP, `{"cursor": "x"}`, []string{"/tools"}},
+		{bridge.FormatOASFRecord, `{"name": 1, "skills": [{"id": 1}, 2], "annotations": {"urn:adp:card": "[1]"}}`,
+			[]string{"/annotations/urn:adp:card", "/name", "/skills/0/name", "/skills/1"}},
 		{bridge.FormatOASF, `{"metadata": {"labels": {"skills": 1}, "annotations": {"urn:adp:card": "[1]"}}, "spec": {"capabilities": [{}], "endpoints": [{"protocol": "x"}]}}`,
 			[]string{"/metadata/annotations/urn:adp:card", "/metadata/labels/skills", "/metadata/name", "/spec/capabilities/0/name", "/spec/endpoints/0/url"}},
 		{bridge.FormatProfile, `{"id": "x", "name": "n", "bindings": [], "updated_at": "yesterday", "examples": [{"id": "e"}]}`,
@@ -216,7 +218,7 @@ func TestAgentJSON(t *testing.T) {
 // export either fails with a validation error or gives a document that
 // imports to the same card.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"a2a.json", "mcp.json", "oasf.json", "agentcard.json", "profile-4.9.json", "profile-13.1.json"} {
+	for _, name := range []string{"a2a.json", "a2a-1.0.json", "mcp.json", "oasf.json", "agentcard.json", "profile-4.9.json", "profile-13.1.json", "oasf-record.json"} {
 		f.Add(readTestdata(f, name))
 	}
 	f.Add([]byte(`{"name":"x","skills":[{"id":"a","tags":["A B"]}],"capabilities":{"extensions":[{"uri":"urn:adp:card","params":{"seq":1}}]}}`))

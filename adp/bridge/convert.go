@@ -46,6 +46,8 @@ func Decode(f Format, data []byte) (*adp.Card, error) {
 		return FromAgentCard(data)
 	case FormatProfile:
 		return FromProfile(data)
+	case FormatOASFRecord:
+		return FromOASFRecord(data)
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownFormat, f)
 }
@@ -66,6 +68,8 @@ func Encode(f Format, c *adp.Card) ([]byte, error) {
 		return ToAgentCard(c)
 	case FormatProfile:
 		return ToProfile(c)
+	case FormatOASFRecord:
+		return ToOASFRecord(c)
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownFormat, f)
 }

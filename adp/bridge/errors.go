@@ -17,6 +17,12 @@ var (
 	// ErrMalformed reports input that is not one well-formed JSON value in
 	// valid UTF-8. It also matches adp.ErrMalformed.
 	ErrMalformed = fmt.Errorf("bridge: malformed document: %w", adp.ErrMalformed)
+	// ErrA2AUnsigned reports an A2A AgentCard without signatures. It also
+	// matches adp.ErrUnsigned.
+	ErrA2AUnsigned = fmt.Errorf("bridge: A2A card has no signatures: %w", adp.ErrUnsigned)
+	// ErrA2ASignature reports an A2A AgentCard none of whose signatures
+	// verifies. It also matches adp.ErrBadSignature.
+	ErrA2ASignature = fmt.Errorf("bridge: no A2A card signature verifies: %w", adp.ErrBadSignature)
 	// ErrUnknownFormat reports a Format that Convert does not know.
 	ErrUnknownFormat = errors.New("bridge: unknown format")
 )

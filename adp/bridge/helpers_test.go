@@ -169,6 +169,12 @@ func withoutCarrier(tb testing.TB, f string, docJSON []byte) []byte {
 		delete(d["metadata"].(map[string]any), "urn:adp:card")
 	case "profile":
 		delete(d, "urn:adp:card")
+	case "oasf-record":
+		ann := d["annotations"].(map[string]any)
+		delete(ann, "urn:adp:card")
+		if len(ann) == 0 {
+			delete(d, "annotations")
+		}
 	case "oasf":
 		meta := d["metadata"].(map[string]any)
 		ann := meta["annotations"].(map[string]any)

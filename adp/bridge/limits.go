@@ -18,15 +18,18 @@ type Format string
 // Formats. Append only.
 const (
 	FormatADP       Format = "adp"       // ADP Agent Card (draft-song-anp-adp, Section 3)
-	FormatA2A       Format = "a2a"       // A2A AgentCard (protocol 0.3)
+	FormatA2A       Format = "a2a"       // A2A AgentCard (protocol 1.0; 0.3 is read too)
 	FormatMCP       Format = "mcp"       // MCP tools/list result: {"tools": [...]}
 	FormatOASF      Format = "oasf"      // OASF AgentDescriptor (ADP Appendix A.3)
 	FormatAgentCard Format = "agentcard" // AgentCard draft (draft-aevum-agentcard-00)
 	FormatProfile   Format = "profile"   // discovery profile Agent Metadata (draft-xu, Section 4)
+	// FormatOASFRecord is an OASF record (schema 0.8.0) as the AGNTCY
+	// directory stores it.
+	FormatOASFRecord Format = "oasf-record"
 )
 
 // Formats lists every Format, in the order the command line documents them.
-var Formats = []Format{FormatADP, FormatA2A, FormatMCP, FormatOASF, FormatAgentCard, FormatProfile}
+var Formats = []Format{FormatADP, FormatA2A, FormatMCP, FormatOASF, FormatAgentCard, FormatProfile, FormatOASFRecord}
 
 // CarrierKey names the object in which an exported document keeps the ADP
 // fields its format cannot express, so that importing it again restores
@@ -44,11 +47,20 @@ const (
 	NamespaceOASF      = "oasf"
 	NamespaceAgentCard = "agentcard"
 	NamespaceProfile   = "profile"
+	// NamespaceOASFRecord keeps what an OASF record says beyond ADP.
+	NamespaceOASFRecord = "oasf-record"
 )
 
-// A2A constants (A2A protocol 0.3).
+// A2A constants (A2A protocol 1.0).
 const (
-	A2AProtocolVersion  = "0.3.0"
+	// A2AProtocolVersion is the protocolVersion of the interfaces ToA2A
+	// writes.
+	A2AProtocolVersion = "1.0"
+	// A2ALegacyProtocolVersion is the version FromA2A gives the interfaces
+	// of an A2A 0.3 card (url, additionalInterfaces) that names none.
+	A2ALegacyProtocolVersion = "0.3"
+	// A2ADefaultTransport is the binding of an A2A 0.3 url without
+	// preferredTransport.
 	A2ADefaultTransport = "JSONRPC"
 	// A2AWellKnownPath is where an A2A agent serves its AgentCard (ToA2A).
 	A2AWellKnownPath = "/.well-known/agent-card.json"
@@ -60,6 +72,10 @@ const (
 	OASFKind       = "AgentDescriptor"
 	OASFAPIVersion = "oasf.agntcy.org/v1alpha1"
 )
+
+// OASFRecordSchemaVersion is the schema_version of the OASF records
+// ToOASFRecord writes.
+const OASFRecordSchemaVersion = "0.8.0"
 
 // AgentCard draft constants.
 const (

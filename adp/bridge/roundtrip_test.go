@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -32,7 +33,7 @@ func TestRoundTripFromADP(t *testing.T) {
 	c, sk := signedCard(t)
 	want := cardObject(t, c)
 	delete(want, "signature")
-	for _, f := range []bridge.Format{bridge.FormatA2A, bridge.FormatOASF, bridge.FormatAgentCard, bridge.FormatProfile} {
+	for _, f := range []bridge.Format{bridge.FormatA2A, bridge.FormatOASF, bridge.FormatAgentCard, bridge.FormatProfile, bridge.FormatOASFRecord} {
 		t.Run(string(f), func(t *testing.T) {
 			out, err := bridge.Encode(f, c)
 			if err != nil {
@@ -103,6 +104,10 @@ func TestTargetOnlyLoss(t *testing.T) {
 		check  func(t *testing.T, got *adp.Card)
 	}{
 		{
+			// Kept on A2A 1.0 fields: name, description, version, skills as
+			// every skill's tags, tools as skills (id, name, description),
+			// endpoints as supportedInterfaces (url, protocolBinding),
+			// examples tied to a tool as that skill's examples.
 			// Lost: did, status, constraints, metadata, extensions, seq,
 			// signature, endpoint methods/auth/priority/extras, tool schemas,
 			// streaming, idempotence and extras, example ids, tags and the
@@ -174,6 +179,19 @@ func TestTargetOnlyLoss(t *testing.T) {
 				}
 			},
 		},
+		{
+			// Lost: id, did, status, tools, endpoints, examples,
+			// constraints, metadata other than created_at, extensions,
+			// seq, signature.
+			format: bridge.FormatOASFRecord,
+			kept:   []string{"name", "description", "version", "skills", "metadata"},
+			same:   []string{"name", "description", "version", "skills"},
+			check: func(t *testing.T, got *adp.Card) {
+				if got.Metadata.CreatedAt != c.Metadata.CreatedAt || got.Metadata.UpdatedAt != "" || got.Metadata.TTL != nil {
+					t.Errorf("metadata = %+v, want created_at only", got.Metadata)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
@@ -210,18 +228,29 @@ func TestTargetOnlyLoss(t *testing.T) {
 
 // TestRoundTripFromFormat: format -> ADP -> format gives the document back,
 // member for member (the members ADP has no field for travel in
-// extensions[<format>]), and the ADP card is pinned by a golden file.
+// extensions[<format>]), and the ADP card is pinned by a golden file. An
+// A2A 1.0 card comes back without its signatures (they covered the
+// document as it was; SignA2A signs the export again). An A2A 0.3 card
+// comes back as the A2A 1.0 card pinned in golden/a2a.a2a.json: url,
+// preferredTransport and additionalInterfaces become supportedInterfaces
+// with protocolVersion 0.3.0, supportsAuthenticatedExtendedCard becomes
+// capabilities.extendedAgentCard, security and securitySchemes take their
+// 1.0 shape, and stateTransitionHistory and signatures are lost.
 func TestRoundTripFromFormat(t *testing.T) {
 	tests := []struct {
 		file   string
 		format bridge.Format
+		back   string // golden file of the document written back; "" for the source itself
 	}{
-		{"a2a.json", bridge.FormatA2A},
-		{"mcp.json", bridge.FormatMCP},
-		{"oasf.json", bridge.FormatOASF},
-		{"agentcard.json", bridge.FormatAgentCard},
-		{"profile-4.9.json", bridge.FormatProfile},
-		{"profile-13.1.json", bridge.FormatProfile},
+		{"a2a.json", bridge.FormatA2A, "a2a.a2a.json"},
+		{"a2a-1.0.json", bridge.FormatA2A, ""},
+		{"mcp.json", bridge.FormatMCP, ""},
+		{"oasf.json", bridge.FormatOASF, ""},
+		{"agentcard.json", bridge.FormatAgentCard, ""},
+		{"profile-4.9.json", bridge.FormatProfile, ""},
+		{"profile-13.1.json", bridge.FormatProfile, ""},
+		// agntcy/dir, e2e/shared/testdata/record_080.json, copied verbatim
+		{"oasf-record.json", bridge.FormatOASFRecord, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -239,7 +268,17 @@ func TestRoundTripFromFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			requireSameJSON(t, string(tt.format)+" -> adp -> "+string(tt.format), back, src)
+			if tt.back != "" {
+				golden(t, tt.back, back)
+				return
+			}
+			want := src
+			if tt.format == bridge.FormatA2A {
+				d := decodeJSON(t, src).(map[string]any)
+				delete(d, "signatures")
+				want, _ = json.Marshal(d)
+			}
+			requireSameJSON(t, string(tt.format)+" -> adp -> "+string(tt.format), back, want)
 		})
 	}
 }
@@ -257,6 +296,7 @@ func TestImportedCardsSign(t *testing.T) {
 		{"agentcard.json", bridge.FormatAgentCard},
 		{"profile-4.9.json", bridge.FormatProfile},
 		{"profile-13.1.json", bridge.FormatProfile},
+		{"oasf-record.json", bridge.FormatOASFRecord},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			c, err := bridge.Decode(tt.format, readTestdata(t, tt.file))

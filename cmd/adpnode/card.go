@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +32,13 @@ func newCardSignCmd(now func() time.Time) *cobra.Command {
 id from the key (refusing a card whose id names another key), increments
 seq (absent counts as 0), sets metadata.updated_at to the current time,
 validates it, signs it per ADP 3.2 (JCS, Ed25519) and prints the signed
-card in canonical (JCS) form.`,
+card in canonical (JCS) form.
+
+An A2A AgentCard (a document with supportedInterfaces or signatures, as
+'adpnode card convert --to a2a' writes) is signed per A2A 1.0 Section 8.4
+instead: a JWS entry (alg EdDSA, kid the agent id of the key) is added to
+its signatures, replacing an earlier one by the same key, and the card is
+printed in canonical (JCS) form without members at their default value.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyPath == "" {
@@ -40,7 +48,19 @@ card in canonical (JCS) form.`,
 			if err != nil {
 				return err
 			}
-			c, err := readCard(cmd, args)
+			data, name, err := readArg(cmd, args, bridge.MaxDocSize)
+			if err != nil {
+				return err
+			}
+			if isA2ACard(data) {
+				out, err := bridge.SignA2A(data, sk)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				_, err = cmd.OutOrStdout().Write(append(out, '\n'))
+				return err
+			}
+			c, err := parseCard(data, name)
 			if err != nil {
 				return err
 			}
@@ -71,6 +91,7 @@ card in canonical (JCS) form.`,
 // verifyResult is the --json output of card verify and card validate.
 type verifyResult struct {
 	Valid    bool          `json:"valid"`
+	Format   string        `json:"format,omitempty"` // "a2a" for an A2A AgentCard
 	AgentID  string        `json:"agent_id,omitempty"`
 	Seq      *uint64       `json:"seq,omitempty"`
 	Error    string        `json:"error,omitempty"`
@@ -82,12 +103,20 @@ func newCardVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify [CARD]",
 		Short: "Check a card's signature against the key named by its id; exit 1 with the reason when it fails",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Verify checks the signature of an ADP Agent Card (ADP 3.2) against the key
+its id names. Given an A2A AgentCard instead (a document with
+supportedInterfaces or signatures), it checks its JWS signatures (A2A 1.0
+Section 8.4) against the keys their kid names (an agent id) and reports
+the kid of the first that verifies.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, name, err := readArg(cmd, args, adp.MaxCardSize)
+			data, name, err := readArg(cmd, args, bridge.MaxDocSize)
 			if err != nil {
 				// Nothing was read, so there is no verdict to report.
 				return err
+			}
+			if isA2ACard(data) {
+				return verifyA2A(cmd, data, asJSON)
 			}
 			c, err := parseCard(data, name)
 			if err == nil {
@@ -115,6 +144,39 @@ func newCardVerifyCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"valid": bool, "agent_id", "seq", "error"}`)
 	return cmd
+}
+
+// verifyA2A is card verify for an A2A AgentCard.
+func verifyA2A(cmd *cobra.Command, data []byte, asJSON bool) error {
+	kid, err := bridge.VerifyA2A(data, nil)
+	if err != nil {
+		if asJSON {
+			if werr := writeJSONLine(cmd.OutOrStdout(), verifyResult{Format: string(bridge.FormatA2A), Error: err.Error()}); werr != nil {
+				return werr
+			}
+			return errReported
+		}
+		return fmt.Errorf("A2A card signature not valid: %w", err)
+	}
+	if asJSON {
+		return writeJSONLine(cmd.OutOrStdout(), verifyResult{Valid: true, Format: string(bridge.FormatA2A), AgentID: kid})
+	}
+	_, err = fmt.Fprintf(cmd.OutOrStdout(), "A2A card signature valid: %s\n", kid)
+	return err
+}
+
+// isA2ACard reports whether data has the shape of an A2A AgentCard rather
+// than an ADP card: a JSON object with supportedInterfaces or signatures
+// (A2A) and without the ADP signature member.
+func isA2ACard(data []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, adpSig := top["signature"]
+	_, ifaces := top["supportedInterfaces"]
+	_, sigs := top["signatures"]
+	return !adpSig && (ifaces || sigs)
 }
 
 func newCardValidateCmd() *cobra.Command {

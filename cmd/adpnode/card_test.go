@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/bridge"
 )
 
 func newKeyFile(t *testing.T) (string, string) {
@@ -204,6 +205,8 @@ func TestCLIProcess(t *testing.T) {
 	}
 	tampered := strings.Replace(signed, `"echo"`, `"ECHO"`, 1)
 	missing := filepath.Join(t.TempDir(), "missing.json")
+	a2aSigned := bridgeTestdata(t, "golden/card.a2a.signed.json")
+	a2aTampered := strings.Replace(a2aSigned, "translator-zh-en", "translator-zh-fr", 1)
 	for _, tc := range []struct {
 		name       string
 		stdin      string
@@ -225,6 +228,9 @@ func TestCLIProcess(t *testing.T) {
 		{"convert", signed, []string{"card", "convert", "--from", "adp", "--to", "mcp"}, 0, `"tools"`, "", nil},
 		{"convert unknown format", signed, []string{"card", "convert", "--from", "adp", "--to", "xml"}, 1, "", "adpnode:", nil},
 		{"sign without key", cliCard, []string{"card", "sign"}, 1, "", "--key", nil},
+		{"verify A2A", a2aSigned, []string{"card", "verify"}, 0, "A2A card signature valid", "", nil},
+		{"verify A2A tampered", a2aTampered, []string{"card", "verify"}, 1, "", "adpnode: A2A card signature not valid", nil},
+		{"verify A2A tampered --json", a2aTampered, []string{"card", "verify", "--json"}, 1, "does not verify", "adpnode:", verdict(false)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := runCLIProcess(t, tc.stdin, tc.args...)
@@ -248,3 +254,57 @@ func TestCLIProcess(t *testing.T) {
 }
 
 func verdict(valid bool) *bool { return &valid }
+
+// TestCardA2A: card sign and card verify recognize an A2A AgentCard by its
+// shape and sign and verify its JWS signatures (A2A 1.0 Section 8.4).
+func TestCardA2A(t *testing.T) {
+	keyPath, id := newKeyFile(t)
+	signedADP, _, err := runCLI(t, cliCard, "card", "sign", "--key", keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned, _, err := runCLI(t, signedADP, "card", "convert", "--from", "adp", "--to", "a2a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runCLI(t, unsigned, "card", "verify")
+	if err == nil || !strings.Contains(err.Error(), "A2A card signature not valid") || !strings.Contains(err.Error(), "no signatures") {
+		t.Fatalf("unsigned A2A card: %v", err)
+	}
+	signed, _, err := runCLI(t, unsigned, "card", "sign", "--key", keyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kid, err := bridge.VerifyA2A([]byte(strings.TrimSpace(signed)), nil); err != nil || kid != id {
+		t.Fatalf("card sign wrote an A2A card that verifies as %q, %v; want %s", kid, err, id)
+	}
+	out, _, err := runCLI(t, signed, "card", "verify")
+	if err != nil || strings.TrimSpace(out) != "A2A card signature valid: "+id {
+		t.Fatalf("verify: %q %v", out, err)
+	}
+	out, _, err = runCLI(t, signed, "card", "verify", "--json")
+	var res verifyResult
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || !res.Valid || res.Format != "a2a" || res.AgentID != id {
+		t.Fatalf("verify --json: %q %v", out, err)
+	}
+
+	tampered := strings.Replace(signed, `"echo"`, `"ECHO"`, 1)
+	if tampered == signed {
+		t.Fatal("nothing to tamper with")
+	}
+	_, _, err = runCLI(t, tampered, "card", "verify")
+	if err == nil || !strings.Contains(err.Error(), "A2A card signature not valid") || !strings.Contains(err.Error(), "bad signature") {
+		t.Fatalf("tampered A2A card: %v", err)
+	}
+	out, _, err = runCLI(t, tampered, "card", "verify", "--json")
+	if err == nil || json.Unmarshal([]byte(out), &res) != nil || res.Valid || res.Format != "a2a" || !strings.Contains(res.Error, "does not verify") {
+		t.Fatalf("tampered --json: %q %v", out, err)
+	}
+
+	// The vectors of package bridge: signed by adpnode and by jose.
+	for _, name := range []string{"golden/card.a2a.signed.json", "interop/node-signed-a2a.json"} {
+		if out, _, err := runCLI(t, bridgeTestdata(t, name), "card", "verify"); err != nil || !strings.Contains(out, "A2A card signature valid: agent://") {
+			t.Fatalf("%s: %q %v", name, out, err)
+		}
+	}
+}

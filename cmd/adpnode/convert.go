@@ -24,16 +24,17 @@ func newCardConvertCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "convert --from FORMAT --to FORMAT [DOC]",
-		Short: "Convert an agent description between adp, a2a, mcp, oasf, agentcard and profile",
+		Short: "Convert an agent description between adp, a2a, mcp, oasf, agentcard, profile and oasf-record",
 		Long: `Convert reads a document in the --from format from DOC (standard input when
 absent or "-") and prints it in the --to format. Formats:
 
   adp        ADP Agent Card
-  a2a        A2A AgentCard (protocol 0.3), as served at /.well-known/agent-card.json
+  a2a        A2A AgentCard (protocol 1.0; 0.3 is read too), as served at /.well-known/agent-card.json
   mcp        MCP tools/list result {"tools": [...]}
   oasf       OASF AgentDescriptor
   agentcard  AgentCard draft (application/agentcard+json), as served at /.well-known/agentcard
   profile    discovery-profile Agent Metadata
+  oasf-record  OASF record (schema 0.8.0), as the AGNTCY directory stores it
 
 Fields a format cannot express travel under "urn:adp:card" in its extension
 point (and, on import, in the card's extensions[<format>]), so converting
