@@ -33,8 +33,12 @@
 // with JCS (RFC 8785) and signed with Ed25519; the signature is base64url
 // without padding. Verify takes the key from the id and checks the
 // signature over the bytes the card was received as (minus the signature
-// member), never over a re-encoding. DecodeVerified is the single gate for
-// cards from the network: size, parse, Validate, Verify. Compare orders two
+// member), never over a re-encoding. One check sequence gates cards from
+// the network: size, parse, owner (when the path authenticates one),
+// Validate, Verify. A Checker runs it with a memory of the encodings that
+// passed, so a node that shares one among its paths verifies a card once;
+// DecodeVerified runs it without memory or owner; a failure is a
+// *CheckError naming its Step. Compare orders two
 // copies of one agent's card (seq, then signed over unsigned, then
 // metadata.updated_at); IsRevocation recognizes ADP 6.4 revocations.
 // A card that travels in canonical form, as Sign writes it, is verified
