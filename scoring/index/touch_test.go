@@ -1,16 +1,17 @@
-package scoring_test
+package index_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/adpnode/adpnode/scoring"
+	"github.com/adpnode/adpnode/scoring/index"
 )
 
 // TestTouchMovesTimesOnly: Touch moves a document's received and expiry
 // times, as Expire sees them, and leaves its content indexed as it was.
 func TestTouchMovesTimesOnly(t *testing.T) {
-	x, err := scoring.New()
+	x, err := index.New()
 	if err != nil {
 		t.Fatal(err)
 	}
