@@ -19,8 +19,8 @@ import (
 	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/scoring"
-	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/eval"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
 
