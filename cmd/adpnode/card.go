@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -27,10 +28,11 @@ func newCardSignCmd(now func() time.Time) *cobra.Command {
 		Use:   "sign --key FILE [CARD]",
 		Short: "Sign a card: set id from the key, increment seq, set metadata.updated_at, print the signed card",
 		Long: `Sign reads a card from CARD (standard input when absent or "-"), sets its
-id from the key (refusing a card whose id names another key), increments
-seq (absent counts as 0), sets metadata.updated_at to the current time,
-validates it, signs it per ADP 3.2 (JCS, Ed25519) and prints the signed
-card in canonical (JCS) form.`,
+id from the key (replacing any id the card holds, such as a template's
+placeholder; a note on standard error names an id that was replaced),
+increments seq (absent counts as 0), sets metadata.updated_at to the
+current time, validates it, signs it per ADP 3.2 (JCS, Ed25519) and prints
+the signed card in canonical (JCS) form.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyPath == "" {
@@ -57,8 +59,15 @@ card in canonical (JCS) form.`,
 				c.Metadata = &adp.Metadata{}
 			}
 			c.Metadata.UpdatedAt = now().UTC().Format(time.RFC3339)
+			// The id is the key's, whatever the card said: Sign sets an
+			// empty id from the key.
+			old := c.ID
+			c.ID = ""
 			if err := c.Sign(sk); err != nil {
 				return err
+			}
+			if old != "" && !sameAgent(old, c.ID) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "card sign: id %s replaced by the key's %s\n", termtext.Escape(old), c.ID)
 			}
 			_, err = cmd.OutOrStdout().Write(append(c.Raw(), '\n'))
 			return err
@@ -66,6 +75,13 @@ card in canonical (JCS) form.`,
 	}
 	cmd.Flags().StringVar(&keyPath, "key", "", "Ed25519 key file written by `adpnode key new` (required)")
 	return cmd
+}
+
+// sameAgent reports whether the agent id a names the key of the agent id
+// own (either peer ID form).
+func sameAgent(a, own string) bool {
+	p, err := adp.PeerIDFromAgentID(a)
+	return err == nil && adp.AgentID(p) == own
 }
 
 // verifyResult is the --json output of card verify and card validate.
