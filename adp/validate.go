@@ -49,10 +49,10 @@ func (c *Card) Validate() error {
 	if strings.TrimSpace(c.Name) == "" {
 		v.add("/name", "is required")
 	}
-	v.text("/name", c.Name, termtext.Line)
-	v.text("/description", c.Description, termtext.Text)
-	v.text("/version", c.Version, termtext.Token)
-	if c.DID != "" && v.text("/did", c.DID, termtext.Token) {
+	v.text("", "/name", c.Name, termtext.Line)
+	v.text("", "/description", c.Description, termtext.Text)
+	v.text("", "/version", c.Version, termtext.Token)
+	if c.DID != "" && v.text("", "/did", c.DID, termtext.Token) {
 		validateDID(&v, c.DID, idKey)
 	}
 	for i, tag := range c.Skills {
@@ -74,7 +74,7 @@ func (c *Card) Validate() error {
 				v.add("/constraints/supported_languages/"+strconv.Itoa(i), "must be a language code such as \"en\" or \"zh-Hans\"")
 			}
 		}
-		v.text("/constraints/rate_limit", k.RateLimit, termtext.Token)
+		v.text("", "/constraints/rate_limit", k.RateLimit, termtext.Token)
 		v.rawMap("/constraints", k.Extra, false)
 	}
 	if m := c.Metadata; m != nil {
@@ -93,11 +93,11 @@ func (c *Card) Validate() error {
 	v.rawMap("/extensions", c.Extensions, true)
 	for i, e := range c.Examples {
 		p := "/examples/" + strconv.Itoa(i)
-		v.text(p+"/id", e.ID, termtext.Token)
+		v.text(p, "/id", e.ID, termtext.Token)
 		if strings.TrimSpace(e.Text) == "" {
 			v.add(p+"/text", "is required")
 		}
-		v.text(p+"/text", e.Text, termtext.Text)
+		v.text(p, "/text", e.Text, termtext.Text)
 		for j, tag := range e.Tags {
 			if err := checkTag(tag); err != nil {
 				v.add(p+"/tags/"+strconv.Itoa(j), err.Error())
@@ -153,7 +153,7 @@ func (c *Card) validateTools(v *validator) {
 			v.add(p+"/name", "is required")
 		case len(t.Name) > MaxToolNameLen:
 			v.add(p+"/name", fmt.Sprintf("is %d octets, limit %d", len(t.Name), MaxToolNameLen))
-		case !v.text(p+"/name", t.Name, termtext.Token):
+		case !v.text(p, "/name", t.Name, termtext.Token):
 		default:
 			if j, dup := seen[t.Name]; dup {
 				v.add(p+"/name", fmt.Sprintf("duplicates /tools/%d/name", j))
@@ -161,7 +161,7 @@ func (c *Card) validateTools(v *validator) {
 				seen[t.Name] = i
 			}
 		}
-		v.text(p+"/description", t.Description, termtext.Text)
+		v.text(p, "/description", t.Description, termtext.Text)
 		v.schema(p+"/input_schema", t.InputSchema)
 		v.schema(p+"/output_schema", t.OutputSchema)
 		v.rawMap(p, t.Extra, false)
@@ -174,21 +174,20 @@ func (c *Card) validateEndpoints(v *validator) {
 		if strings.TrimSpace(e.Protocol) == "" {
 			v.add(p+"/protocol", "is required")
 		}
-		v.text(p+"/protocol", e.Protocol, termtext.Token)
+		v.text(p, "/protocol", e.Protocol, termtext.Token)
 		if strings.TrimSpace(e.URI) == "" {
 			v.add(p+"/uri", "is required")
-		} else if v.text(p+"/uri", e.URI, termtext.Token) && strings.ContainsAny(e.URI, " ") {
+		} else if v.text(p, "/uri", e.URI, termtext.Token) && strings.ContainsAny(e.URI, " ") {
 			v.add(p+"/uri", "must not contain whitespace")
 		}
 		for j, m := range e.Methods {
-			mp := p + "/methods/" + strconv.Itoa(j)
 			if m == "" || len(m) > MaxToolNameLen {
-				v.add(mp, fmt.Sprintf("must be 1 to %d octets", MaxToolNameLen))
+				v.add(p+"/methods/"+strconv.Itoa(j), fmt.Sprintf("must be 1 to %d octets", MaxToolNameLen))
 			} else {
-				v.text(mp, m, termtext.Token)
+				v.text(p+"/methods/", strconv.Itoa(j), m, termtext.Token)
 			}
 		}
-		v.text(p+"/auth", e.Auth, termtext.Token)
+		v.text(p, "/auth", e.Auth, termtext.Token)
 		v.rawMap(p, e.Extra, false)
 	}
 }
@@ -203,7 +202,7 @@ func validateID(v *validator, id string) []byte {
 		v.add("/id", "is required")
 		return nil
 	}
-	if !v.text("/id", id, termtext.Token) {
+	if !v.text("", "/id", id, termtext.Token) {
 		return nil
 	}
 	u, err := agenturi.Parse(id)
@@ -355,11 +354,12 @@ func (v *validator) err() error {
 	return &ValidationError{Problems: v.probs}
 }
 
-// text reports s at path when it holds a character rule refuses, and
-// returns whether it follows the rule.
-func (v *validator) text(path, s string, rule termtext.Rule) bool {
+// text reports s at prefix+field when it holds a character rule refuses,
+// and returns whether it follows the rule. The path is built only for a
+// problem: most cards have none.
+func (v *validator) text(prefix, field, s string, rule termtext.Rule) bool {
 	if err := rule.Problem(s); err != nil {
-		v.add(path, err.Error())
+		v.add(prefix+field, err.Error())
 		return false
 	}
 	return true
@@ -389,7 +389,7 @@ func (v *validator) schema(path string, raw json.RawMessage) {
 func (v *validator) rawMap(path string, m map[string]json.RawMessage, objects bool) {
 	for k, raw := range m {
 		p := path + "/" + escapePointer(k)
-		if !v.text(p, k, termtext.Token) {
+		if !v.text(p, "", k, termtext.Token) {
 			continue
 		}
 		if !json.Valid(raw) {
