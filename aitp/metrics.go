@@ -46,7 +46,6 @@ func newServerMetrics(reg prometheus.Registerer, s *Server) (*serverMetrics, err
 		Namespace: "aitp", Subsystem: "server", Name: "requests_total",
 		Help: "Requests answered, by method (\"other\" for a method no handler is registered for) and status.",
 	}, []string{"method", "status"})
-	m.other = m.counters(OtherLabel)
 	m.inflight = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "aitp", Subsystem: "server", Name: "inflight",
 		Help: "Requests admitted and not yet finished.",
@@ -61,8 +60,13 @@ func newServerMetrics(reg prometheus.Registerer, s *Server) (*serverMetrics, err
 			if !errors.As(err, &are) {
 				return nil, err
 			}
+			// Another server on this registerer: count on its vector.
+			if v, ok := are.ExistingCollector.(*prometheus.CounterVec); ok && c == m.requests {
+				m.requests = v
+			}
 		}
 	}
+	m.other = m.counters(OtherLabel)
 	return m, nil
 }
 
