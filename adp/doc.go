@@ -13,7 +13,9 @@
 // examples, and every extension namespace, are kept as raw JSON and written
 // back by MarshalJSON, so decode then encode loses nothing. Validate checks
 // the rules of ADP 3 and 7.6 (the id first against the agent URI grammar of
-// package adp/agenturi) and reports every problem at once. Skill tags
+// package adp/agenturi) and reports every problem at once; text fields
+// refuse control and invisible format characters (internal/termtext),
+// descriptions and example text allowing newline and tab. Skill tags
 // are flat ("python") or hierarchical ("nlp/translation"); lower-case ASCII
 // is recommended, other letters are tolerated; package adp/tag defines
 // the syntax and the canonical form tags match under. Every integer is kept within 2^53-1 so that JCS, which

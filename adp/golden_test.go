@@ -36,13 +36,15 @@ func goldenCards(t *testing.T) map[string]struct {
 			Name: "retired", Tools: []adp.Tool{}, Endpoints: []adp.Endpoint{}, Seq: seq(42),
 			Metadata: &adp.Metadata{UpdatedAt: "2026-03-24T12:00:00Z"},
 		}},
+		// Text fields refuse U+2028 and controls (internal/termtext), so
+		// their canonical forms are covered by an extension's string.
 		"unicode": {3, &adp.Card{
 			Name:        "翻訳エージェント",
-			Description: "tab\t quote\" backslash\\ emoji 😀 line\u2028sep <&> \u0001",
+			Description: "tab\t quote\" backslash\\ emoji 😀 new\nline <&>",
 			Skills:      []string{"nlp/translation", "翻訳"},
 			Tools:       []adp.Tool{{Name: "translate", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","maximum":1E3}}}`)}},
 			Endpoints:   []adp.Endpoint{{Protocol: "aitp", URI: "agent://self"}},
-			Extensions:  map[string]json.RawMessage{"example.numbers": json.RawMessage(`{"n":[1e3,0.1,-0,1.5e-7,9007199254740991,333333333.33333329],"€":"euro","\r":"cr"}`)},
+			Extensions:  map[string]json.RawMessage{"example.numbers": json.RawMessage(`{"n":[1e3,0.1,-0,1.5e-7,9007199254740991,333333333.33333329],"€":"euro","\r":"cr","s":"line\u2028sep \u0001"}`)},
 			Extra:       map[string]json.RawMessage{"x-escaped": json.RawMessage(`"\u00e9\/\ud83d\ude00"`)},
 			Seq:         seq(9007199254740991),
 		}},

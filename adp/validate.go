@@ -10,6 +10,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp/agenturi"
 	"github.com/adpnode/adpnode/adp/tag"
+	"github.com/adpnode/adpnode/internal/termtext"
 )
 
 // Validate checks the card against ADP section 3 and 7.6 and the discovery
@@ -26,6 +27,12 @@ import (
 //   - tool names are 1..MaxToolNameLen octets and unique; schemas are
 //     JSON objects;
 //   - endpoints have protocol and uri (unknown protocols are fine);
+//   - text is safe to show (internal/termtext): ids, tool names, endpoint
+//     fields, version, rate_limit, example ids and member names hold no
+//     control or format character (rule Token); name holds none but the
+//     zero-width joiners (rule Line); descriptions and example text may
+//     also hold newline and tab (rule Text); tags and language codes have
+//     stricter syntaxes of their own;
 //   - counts and ttl are not negative, timestamps are RFC 3339, status is
 //     one of the five profile values, seq is at most MaxSeq, signature is
 //     base64url without padding of 64 octets, extension values are objects,
@@ -41,7 +48,10 @@ func (c *Card) Validate() error {
 	if strings.TrimSpace(c.Name) == "" {
 		v.add("/name", "is required")
 	}
-	if c.DID != "" {
+	v.text("", "/name", c.Name, termtext.Line)
+	v.text("", "/description", c.Description, termtext.Text)
+	v.text("", "/version", c.Version, termtext.Token)
+	if c.DID != "" && v.text("", "/did", c.DID, termtext.Token) {
 		validateDID(&v, c.DID, idKey)
 	}
 	for i, tag := range c.Skills {
@@ -63,6 +73,7 @@ func (c *Card) Validate() error {
 				v.add("/constraints/supported_languages/"+strconv.Itoa(i), "must be a language code such as \"en\" or \"zh-Hans\"")
 			}
 		}
+		v.text("", "/constraints/rate_limit", k.RateLimit, termtext.Token)
 		v.rawMap("/constraints", k.Extra, false)
 	}
 	if m := c.Metadata; m != nil {
@@ -81,9 +92,11 @@ func (c *Card) Validate() error {
 	v.rawMap("/extensions", c.Extensions, true)
 	for i, e := range c.Examples {
 		p := "/examples/" + strconv.Itoa(i)
+		v.text(p, "/id", e.ID, termtext.Token)
 		if strings.TrimSpace(e.Text) == "" {
 			v.add(p+"/text", "is required")
 		}
+		v.text(p, "/text", e.Text, termtext.Text)
 		for j, tag := range e.Tags {
 			if err := checkTag(tag); err != nil {
 				v.add(p+"/tags/"+strconv.Itoa(j), err.Error())
@@ -139,8 +152,7 @@ func (c *Card) validateTools(v *validator) {
 			v.add(p+"/name", "is required")
 		case len(t.Name) > MaxToolNameLen:
 			v.add(p+"/name", fmt.Sprintf("is %d octets, limit %d", len(t.Name), MaxToolNameLen))
-		case hasControl(t.Name):
-			v.add(p+"/name", "must not contain control characters")
+		case !v.text(p, "/name", t.Name, termtext.Token):
 		default:
 			if j, dup := seen[t.Name]; dup {
 				v.add(p+"/name", fmt.Sprintf("duplicates /tools/%d/name", j))
@@ -148,6 +160,7 @@ func (c *Card) validateTools(v *validator) {
 				seen[t.Name] = i
 			}
 		}
+		v.text(p, "/description", t.Description, termtext.Text)
 		v.schema(p+"/input_schema", t.InputSchema)
 		v.schema(p+"/output_schema", t.OutputSchema)
 		v.rawMap(p, t.Extra, false)
@@ -160,16 +173,20 @@ func (c *Card) validateEndpoints(v *validator) {
 		if strings.TrimSpace(e.Protocol) == "" {
 			v.add(p+"/protocol", "is required")
 		}
+		v.text(p, "/protocol", e.Protocol, termtext.Token)
 		if strings.TrimSpace(e.URI) == "" {
 			v.add(p+"/uri", "is required")
-		} else if hasControl(e.URI) || strings.ContainsAny(e.URI, " \t") {
-			v.add(p+"/uri", "must not contain whitespace or control characters")
+		} else if v.text(p, "/uri", e.URI, termtext.Token) && strings.ContainsAny(e.URI, " ") {
+			v.add(p+"/uri", "must not contain whitespace")
 		}
 		for j, m := range e.Methods {
 			if m == "" || len(m) > MaxToolNameLen {
 				v.add(p+"/methods/"+strconv.Itoa(j), fmt.Sprintf("must be 1 to %d octets", MaxToolNameLen))
+			} else {
+				v.text(p+"/methods/", strconv.Itoa(j), m, termtext.Token)
 			}
 		}
+		v.text(p, "/auth", e.Auth, termtext.Token)
 		v.rawMap(p, e.Extra, false)
 	}
 }
@@ -182,6 +199,9 @@ func validateID(v *validator, id string) []byte {
 	const shape = "must be agent:// followed by the peer ID of an Ed25519 key (k51... or 12D3KooW...)"
 	if id == "" {
 		v.add("/id", "is required")
+		return nil
+	}
+	if !v.text("", "/id", id, termtext.Token) {
 		return nil
 	}
 	u, err := agenturi.Parse(id)
@@ -257,15 +277,6 @@ func isLanguageTag(s string) bool {
 	return true
 }
 
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
 // errText returns err's message without the sentinel's prefix.
 func errText(err, sentinel error) string {
 	s := err.Error()
@@ -286,6 +297,17 @@ func (v *validator) err() error {
 	}
 	sortProblems(v.probs)
 	return &ValidationError{Problems: v.probs}
+}
+
+// text reports s at prefix+field when it holds a character rule refuses,
+// and returns whether it follows the rule. The path is built only for a
+// problem: most cards have none.
+func (v *validator) text(prefix, field, s string, rule termtext.Rule) bool {
+	if err := rule.Problem(s); err != nil {
+		v.add(prefix+field, err.Error())
+		return false
+	}
+	return true
 }
 
 func (v *validator) timestamp(path, s string) {
@@ -312,6 +334,9 @@ func (v *validator) schema(path string, raw json.RawMessage) {
 func (v *validator) rawMap(path string, m map[string]json.RawMessage, objects bool) {
 	for k, raw := range m {
 		p := path + "/" + escapePointer(k)
+		if !v.text(p, "", k, termtext.Token) {
+			continue
+		}
 		if !json.Valid(raw) {
 			v.add(p, "must be valid JSON")
 			continue

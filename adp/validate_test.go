@@ -3,6 +3,7 @@ package adp_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -181,5 +182,104 @@ func TestSpecExample(t *testing.T) {
 	}
 	if len(c.Endpoints) != 2 || *c.Endpoints[1].Priority != 10 || *c.Constraints.MaxInputTokens != 100000 {
 		t.Fatal("fields not decoded")
+	}
+}
+
+// TestValidateText: text fields refuse what would act on a terminal or
+// disguise the text (internal/termtext), each at its own path; free text
+// allows newline and tab.
+func TestValidateText(t *testing.T) {
+	classes := []struct {
+		name string
+		s    string
+	}{
+		{"ESC", "\x1b[31mRED\x1b[0m"},
+		{"OSC title with BEL", "\x1b]0;title\a"},
+		{"CR", "a\rb"},
+		{"NUL", "a\x00b"},
+		{"DEL", "a\x7fb"},
+		{"C1 CSI", "a\u009b31m"},
+		{"bidi override", "a\u202eb"},
+		{"bidi embedding", "a\u202ab"},
+		{"bidi isolate", "a\u2066b\u2069"},
+		{"right-to-left mark", "a\u200fb"},
+		{"zero-width space", "a\u200bb"},
+		{"word joiner", "a\u2060b"},
+		{"byte order mark", "\ufeffa"},
+		{"line separator", "a\u2028b"},
+		{"paragraph separator", "a\u2029b"},
+		{"tag character", "a\U000e0041"},
+		{"not UTF-8", "a\xffb"},
+	}
+	fields := []struct {
+		path string
+		set  func(c *adp.Card, s string)
+	}{
+		{"/id", func(c *adp.Card, s string) { c.ID += s }},
+		{"/name", func(c *adp.Card, s string) { c.Name += s }},
+		{"/description", func(c *adp.Card, s string) { c.Description += s }},
+		{"/version", func(c *adp.Card, s string) { c.Version += s }},
+		{"/did", func(c *adp.Card, s string) { c.DID = "did:web:example.com" + s }},
+		{"/skills/0", func(c *adp.Card, s string) { c.Skills[0] += s }},
+		{"/tools/0/name", func(c *adp.Card, s string) { c.Tools[0].Name += s }},
+		{"/tools/0/description", func(c *adp.Card, s string) { c.Tools[0].Description += s }},
+		{"/endpoints/0/protocol", func(c *adp.Card, s string) { c.Endpoints[0].Protocol += s }},
+		{"/endpoints/0/uri", func(c *adp.Card, s string) { c.Endpoints[0].URI += s }},
+		{"/endpoints/0/methods/0", func(c *adp.Card, s string) { c.Endpoints[0].Methods[0] += s }},
+		{"/endpoints/1/auth", func(c *adp.Card, s string) { c.Endpoints[1].Auth += s }},
+		{"/constraints/rate_limit", func(c *adp.Card, s string) { c.Constraints.RateLimit += s }},
+		{"/examples/0/id", func(c *adp.Card, s string) { c.Examples[0].ID += s }},
+		{"/examples/0/text", func(c *adp.Card, s string) { c.Examples[0].Text += s }},
+		{"/examples/0/tags/0", func(c *adp.Card, s string) { c.Examples[0].Tags[0] += s }},
+		{"/x-note" + "\u202e", func(c *adp.Card, s string) {
+			c.Extra = map[string]json.RawMessage{"x-note\u202e": json.RawMessage(`1`)}
+		}},
+	}
+	check := func(t *testing.T, c *adp.Card, want []string) {
+		t.Helper()
+		err := withoutRaw(c).Validate()
+		if got := problemPaths(t, err); !reflect.DeepEqual(got, want) {
+			t.Fatalf("problems at %q, want %q\n%v", got, want, err)
+		}
+	}
+	for _, cl := range classes {
+		for _, f := range fields {
+			t.Run(cl.name+" in "+f.path, func(t *testing.T) {
+				c := validCard(t)
+				f.set(c, cl.s)
+				check(t, c, []string{f.path})
+			})
+		}
+	}
+	// Newline and tab: free text only.
+	for _, f := range fields {
+		free := f.path == "/description" || f.path == "/tools/0/description" || f.path == "/examples/0/text"
+		for _, s := range []string{"a\nb", "a\tb"} {
+			t.Run(strings.TrimPrefix(fmt.Sprintf("%q in %s", s, f.path), "/"), func(t *testing.T) {
+				c := validCard(t)
+				f.set(c, s)
+				var want []string
+				if !free {
+					want = []string{f.path}
+				}
+				check(t, c, want)
+			})
+		}
+	}
+	// The zero-width joiners write scripts and emoji: allowed in human
+	// text, refused in identifiers.
+	t.Run("joiners", func(t *testing.T) {
+		c := validCard(t)
+		c.Name = "👩\u200d💻 می\u200cخواهم"
+		c.Description = "line one\n\tline two 👩\u200d💻"
+		c.Tools[0].Name += "\u200d"
+		check(t, c, []string{"/tools/0/name"})
+	})
+	// The message names the character.
+	c := validCard(t)
+	c.Name += "\u202e"
+	var ve *adp.ValidationError
+	if err := withoutRaw(c).Validate(); !errors.As(err, &ve) || !strings.Contains(ve.Problems[0].Message, "U+202E") {
+		t.Fatalf("message %v does not name U+202E", err)
 	}
 }

@@ -59,7 +59,11 @@
 //
 // WithServerRegisterer and WithClientRegisterer register aitp_server_* and
 // aitp_client_* collectors on a prometheus.Registerer (one server and one
-// client per registerer); without them nothing is registered.
+// client per registerer); without them nothing is registered. Every label
+// comes from a closed set, whatever peers send: aitp_server_requests_total
+// counts by method and status, a method keeping its name once a handler
+// is registered for it and every other method counted as OtherLabel
+// ("other"), as is a status this version does not define (Status.Label).
 //
 // Server and Client are safe for concurrent use.
 package aitp

@@ -3,7 +3,11 @@ package aitp_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,23 +233,7 @@ func TestMetrics(t *testing.T) {
 	}
 	cl.Call(ctxT(t), hs.ID(), "missing", nil)
 	count := func(reg *prometheus.Registry, name, label, value string) float64 {
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, mf := range mfs {
-			if mf.GetName() != name {
-				continue
-			}
-			for _, m := range mf.GetMetric() {
-				for _, l := range m.GetLabel() {
-					if l.GetName() == label && l.GetValue() == value {
-						return m.GetCounter().GetValue()
-					}
-				}
-			}
-		}
-		return -1
+		return counterSum(t, reg, name, map[string]string{label: value})
 	}
 	if n := count(sreg, "aitp_server_requests_total", "status", "OK"); n != 3 {
 		t.Fatalf("server OK count %v", n)
@@ -255,5 +243,108 @@ func TestMetrics(t *testing.T) {
 	}
 	if n := count(creg, "aitp_client_calls_total", "outcome", "OK"); n != 3 {
 		t.Fatalf("client OK count %v", n)
+	}
+}
+
+// counterSum adds the counters of the metric name whose labels include
+// want; -1 when no series matches.
+func counterSum(t *testing.T, reg *prometheus.Registry, name string, want map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, found := 0.0, false
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for k, v := range want {
+				has := false
+				for _, l := range m.GetLabel() {
+					has = has || l.GetName() == k && l.GetValue() == v
+				}
+				if !has {
+					continue series
+				}
+			}
+			sum += m.GetCounter().GetValue()
+			found = true
+		}
+	}
+	if !found {
+		return -1
+	}
+	return sum
+}
+
+// seriesCount counts the series of every metric on reg.
+func seriesCount(t *testing.T, reg *prometheus.Registry) int {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, mf := range mfs {
+		n += len(mf.GetMetric())
+	}
+	return n
+}
+
+// TestMetricsMethodLabelClosed: a caller naming made-up methods moves the
+// "other" counter and adds no series; a registered method keeps its name.
+func TestMetricsMethodLabelClosed(t *testing.T) {
+	sreg := prometheus.NewRegistry()
+	srv, cl, hs, _ := pair(t, []aitp.ServerOption{aitp.WithServerRegisterer(sreg)})
+	srv.HandleFunc("echo", echo)
+	if _, err := cl.Call(ctxT(t), hs.ID(), "echo", nil); err != nil {
+		t.Fatal(err)
+	}
+	before := seriesCount(t, sreg)
+
+	const calls, workers = 10000, 16
+	ctx := ctxT(t)
+	var next atomic.Int64
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			var buf [12]byte
+			for next.Add(1) <= calls {
+				rand.Read(buf[:])
+				method := "m-" + hex.EncodeToString(buf[:])
+				_, err := cl.Call(ctx, hs.ID(), method, nil)
+				if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusNotFound {
+					errs <- fmt.Errorf("call %s: %v, want NOT_FOUND", method, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if after := seriesCount(t, sreg); after != before {
+		t.Fatalf("%d series after %d made-up methods, %d before", after, calls, before)
+	}
+	if n := counterSum(t, sreg, "aitp_server_requests_total", map[string]string{"method": aitp.OtherLabel, "status": "NOT_FOUND"}); n != calls {
+		t.Fatalf("other/NOT_FOUND = %v, want %d", n, calls)
+	}
+	if n := counterSum(t, sreg, "aitp_server_requests_total", map[string]string{"method": "echo", "status": "OK"}); n != 1 {
+		t.Fatalf("echo/OK = %v, want 1", n)
+	}
+	// A method registered later gets its own series.
+	srv.HandleFunc("late", echo)
+	if _, err := cl.Call(ctxT(t), hs.ID(), "late", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := counterSum(t, sreg, "aitp_server_requests_total", map[string]string{"method": "late", "status": "OK"}); n != 1 {
+		t.Fatalf("late/OK = %v, want 1", n)
 	}
 }

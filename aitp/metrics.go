@@ -2,27 +2,33 @@ package aitp
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // serverMetrics are the server's Prometheus collectors; the zero value
-// (no registerer) records nothing.
+// (no registerer) records nothing. Requests are counted by method and
+// status, and both labels come from closed sets: a method keeps its name
+// only once a handler is registered for it (register), every other
+// method a caller names is counted as OtherLabel, and statuses are the
+// defined ones plus OtherLabel. A caller naming made-up methods moves one
+// counter, never adds series.
 type serverMetrics struct {
-	requests [statusLabels]prometheus.Counter
+	requests *prometheus.CounterVec
+	methods  sync.Map // registered method name → *statusCounters
+	other    statusCounters
 	inflight prometheus.GaugeFunc
 	streams  prometheus.GaugeFunc
 }
 
+// statusCounters holds one counter per status label.
+type statusCounters [statusLabels]prometheus.Counter
+
 // statusLabels covers the defined statuses plus one label for the rest.
 const statusLabels = int(StatusInvalidRequest) + 2
 
-func statusLabel(i int) string {
-	if i == statusLabels-1 {
-		return "other"
-	}
-	return Status(i).String()
-}
+func statusLabel(i int) string { return Status(i).Label() }
 
 func statusIndex(st Status) int {
 	if int(st) < statusLabels-1 {
@@ -36,13 +42,10 @@ func newServerMetrics(reg prometheus.Registerer, s *Server) (*serverMetrics, err
 	if reg == nil {
 		return m, nil
 	}
-	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "aitp", Subsystem: "server", Name: "requests_total",
-		Help: "Requests answered, by status.",
-	}, []string{"status"})
-	for i := range m.requests {
-		m.requests[i] = vec.WithLabelValues(statusLabel(i))
-	}
+		Help: "Requests answered, by method (\"other\" for a method no handler is registered for) and status.",
+	}, []string{"method", "status"})
 	m.inflight = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "aitp", Subsystem: "server", Name: "inflight",
 		Help: "Requests admitted and not yet finished.",
@@ -51,21 +54,51 @@ func newServerMetrics(reg prometheus.Registerer, s *Server) (*serverMetrics, err
 		Namespace: "aitp", Subsystem: "server", Name: "streams",
 		Help: "Open AITP streams.",
 	}, func() float64 { return float64(s.Stats().Streams) })
-	for _, c := range []prometheus.Collector{vec, m.inflight, m.streams} {
+	for _, c := range []prometheus.Collector{m.requests, m.inflight, m.streams} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
 				return nil, err
 			}
+			// Another server on this registerer: count on its vector.
+			if v, ok := are.ExistingCollector.(*prometheus.CounterVec); ok && c == m.requests {
+				m.requests = v
+			}
 		}
 	}
+	m.other = m.counters(OtherLabel)
 	return m, nil
 }
 
-func (m *serverMetrics) answered(st Status) {
-	if c := m.requests[statusIndex(st)]; c != nil {
-		c.Inc()
+func (m *serverMetrics) counters(method string) statusCounters {
+	var cs statusCounters
+	for i := range cs {
+		cs[i] = m.requests.WithLabelValues(method, statusLabel(i))
 	}
+	return cs
+}
+
+// register admits method to the method label's values; Handle calls it.
+func (m *serverMetrics) register(method string) {
+	if m.requests == nil {
+		return
+	}
+	if _, ok := m.methods.Load(method); !ok {
+		cs := m.counters(method)
+		m.methods.LoadOrStore(method, &cs)
+	}
+}
+
+// answered counts a request for method answered with st.
+func (m *serverMetrics) answered(method string, st Status) {
+	if m.requests == nil {
+		return
+	}
+	cs := &m.other
+	if v, ok := m.methods.Load(method); ok {
+		cs = v.(*statusCounters)
+	}
+	cs[statusIndex(st)].Inc()
 }
 
 // clientMetrics are the client's Prometheus collectors.

@@ -194,7 +194,7 @@ func (c *serverConn) loop(br *bufio.Reader, buf []byte) (*serverReq, error) {
 			}
 			// The header is readable: answer the request id.
 			seg.Method, seg.Body = nil, nil
-			c.reply(seg.RequestID, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "%v", err))
+			c.reply(seg.RequestID, "", Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "%v", err))
 			continue
 		}
 		if err := c.onSegment(&seg, dl); err != nil {
@@ -222,8 +222,8 @@ func firstByte(b []byte) int {
 
 // reply sends a final error RESPONSE for a request that never reached a
 // handler.
-func (c *serverConn) reply(id uint32, e *Error) {
-	c.srv.metrics.answered(e.Status)
+func (c *serverConn) reply(id uint32, method string, e *Error) {
+	c.srv.metrics.answered(method, e.Status)
 	c.w.write(nil, &Segment{Type: TypeResponse, Flags: FlagFin, Status: e.Status,
 		Association: c.assocID(), RequestID: id, Body: e.body()})
 }
@@ -258,7 +258,7 @@ func (c *serverConn) onSegment(seg *Segment, deadlineMS uint32) error {
 			return nil
 		}
 		c.srv.release(c.remote)
-		c.reply(r.id, Errorf(StatusError, CodeCanceled, "", "canceled by the caller"))
+		c.reply(r.id, r.method, Errorf(StatusError, CodeCanceled, "", "canceled by the caller"))
 		c.checkDrained()
 		return nil
 	case TypePing:
@@ -288,21 +288,21 @@ func (c *serverConn) onSegment(seg *Segment, deadlineMS uint32) error {
 func (c *serverConn) onRequest(seg *Segment, deadlineMS uint32) error {
 	id := seg.RequestID
 	if !ValidMethod(seg.Method) {
-		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "invalid method name"))
+		c.reply(id, string(seg.Method), Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "invalid method name"))
 		return nil
 	}
 	if seg.Flags&FlagNoReply != 0 {
-		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "NO_REPLY is not supported"))
+		c.reply(id, string(seg.Method), Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "NO_REPLY is not supported"))
 		return nil
 	}
 	if seg.Association == 0 {
-		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "association 0"))
+		c.reply(id, string(seg.Method), Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "association 0"))
 		return nil
 	}
 	if a := c.assocID(); a == 0 {
 		c.assoc.Store(seg.Association) // a REQUEST opens the association implicitly
 	} else if a != seg.Association {
-		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "unknown association"))
+		c.reply(id, string(seg.Method), Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "unknown association"))
 		return nil
 	}
 	c.mu.Lock()
@@ -314,16 +314,16 @@ func (c *serverConn) onRequest(seg *Segment, deadlineMS uint32) error {
 	full := len(c.reqs) >= int(c.srv.window.Load())
 	c.mu.Unlock()
 	if closing {
-		c.reply(id, Errorf(StatusBusy, CodeBusy, "", "association closing"))
+		c.reply(id, string(seg.Method), Errorf(StatusBusy, CodeBusy, "", "association closing"))
 		return nil
 	}
 	h := (*c.srv.handlers.Load())[string(seg.Method)]
 	if h == nil {
-		c.reply(id, Errorf(StatusNotFound, CodeNotFound, "", "no method %q", seg.Method))
+		c.reply(id, string(seg.Method), Errorf(StatusNotFound, CodeNotFound, "", "no method %q", seg.Method))
 		return nil
 	}
 	if full || !c.srv.admit(c.remote) {
-		c.reply(id, Errorf(StatusBusy, CodeBusy, "", "window of %d requests exceeded", c.srv.window.Load()))
+		c.reply(id, string(seg.Method), Errorf(StatusBusy, CodeBusy, "", "window of %d requests exceeded", c.srv.window.Load()))
 		return nil
 	}
 	r := &serverReq{
@@ -332,7 +332,7 @@ func (c *serverConn) onRequest(seg *Segment, deadlineMS uint32) error {
 	}
 	if len(seg.Body) > c.srv.cfg.maxRequestBody {
 		c.srv.release(c.remote)
-		c.reply(id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "request body over %d octets", c.srv.cfg.maxRequestBody))
+		c.reply(id, string(seg.Method), Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "request body over %d octets", c.srv.cfg.maxRequestBody))
 		return nil
 	}
 	r.body = append(make([]byte, 0, len(seg.Body)), seg.Body...)
@@ -362,7 +362,7 @@ func (c *serverConn) onStream(seg *Segment) error {
 		c.dropPartialLocked(r)
 		c.mu.Unlock()
 		c.srv.release(c.remote)
-		c.reply(r.id, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "STREAM sequence %d, expected %d", seg.Sequence, r.inSeq))
+		c.reply(r.id, r.method, Errorf(StatusInvalidRequest, CodeInvalidRequest, "", "STREAM sequence %d, expected %d", seg.Sequence, r.inSeq))
 		c.checkDrained()
 		return nil
 	}
@@ -382,7 +382,7 @@ func (c *serverConn) onStream(seg *Segment) error {
 		c.dropPartialLocked(r)
 		c.mu.Unlock()
 		c.srv.release(c.remote)
-		c.reply(r.id, refuse)
+		c.reply(r.id, r.method, refuse)
 		c.checkDrained()
 		return nil
 	}

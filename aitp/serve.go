@@ -162,7 +162,7 @@ func (c *serverConn) finish(r *serverReq, e *Error, body []byte) {
 	if e != nil {
 		st, body = e.Status, e.body()
 	}
-	c.srv.metrics.answered(st)
+	c.srv.metrics.answered(r.method, st)
 	max := maxChunk(0, 0)
 	for len(body) > max {
 		if c.w.write(nil, &Segment{Type: TypeStream, Association: c.assocID(), RequestID: r.id, Sequence: r.outSeq, Body: body[:max]}) != nil {

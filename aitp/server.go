@@ -156,6 +156,7 @@ func (s *Server) Handle(method string, h Handler) {
 		m[k] = v
 	}
 	m[method] = h
+	s.metrics.register(method)
 	s.handlers.Store(&m)
 }
 

@@ -140,6 +140,22 @@ func (s Status) String() string {
 	return "STATUS(" + itoa(int(s)) + ")"
 }
 
+// Label is the status as a metric label value: its name when defined,
+// "other" for the values a peer may send that this version does not
+// know, so that a label fed by peers takes at most len(statusNames)+1
+// values.
+func (s Status) Label() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return OtherLabel
+}
+
+// OtherLabel is the metric label value that stands for every value of a
+// label outside its closed set: an unknown status, a method no handler
+// is registered for.
+const OtherLabel = "other"
+
 // Error codes of the JSON error body (discovery profile, section 12).
 const (
 	CodeInvalidRequest    = "invalid_request"

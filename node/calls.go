@@ -181,19 +181,28 @@ type callRecord struct {
 // callOptions marks a call idempotent (one retry after a lost stream)
 // when the agent's held card says the tool is.
 func (n *Node) callOptions(agentID, method string) []aitp.CallOption {
+	if t := n.heldTool(agentID, method); t != nil && t.Idempotent != nil && *t.Idempotent {
+		return []aitp.CallOption{aitp.Idempotent()}
+	}
+	return nil
+}
+
+// heldTool returns the tool named method on agentID's held card, or nil.
+func (n *Node) heldTool(agentID, method string) *adp.Tool {
 	c := n.store.Held(agentID)
 	if c == nil {
 		return nil
 	}
-	for _, t := range c.Tools {
-		if t.Name == method && t.Idempotent != nil && *t.Idempotent {
-			return []aitp.CallOption{aitp.Idempotent()}
+	for i := range c.Tools {
+		if c.Tools[i].Name == method {
+			return &c.Tools[i]
 		}
 	}
 	return nil
 }
 
-// recordCall counts the call in the metrics and queues it for the
+// recordCall counts the call in the metrics (the method as a label only
+// when the callee's card lists it, see metrics) and queues it for the
 // interaction records (written by statsLoop, off the call path: a store
 // write waits for its fsync).
 func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) {
@@ -204,7 +213,8 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 			status = st
 		}
 	}
-	n.metrics.calls.WithLabelValues(method, status.String()).Inc()
+	known := isADPMethod(method) || n.heldTool(agentID, method) != nil
+	n.metrics.calls.WithLabelValues(n.metrics.callMethods.label(method, known), status.Label()).Inc()
 	// A dispatch-level refusal (no such tool, bad request) says nothing
 	// about the agent's health; only served calls and transport failures count.
 	if status == aitp.StatusNotFound || status == aitp.StatusInvalidRequest || status == aitp.StatusUnauthorized {

@@ -161,7 +161,7 @@ func TestThreeNodes(t *testing.T) {
 
 	// Metrics: calls by method and status, served tool calls, gossip.
 	_, metrics := api(t, boot, "GET", "/metrics", "")
-	for _, want := range []string{`adpnode_calls_total{method="wordcount",status="OK"}`, `adpnode_calls_total{method="echo",status="NOT_FOUND"}`, `adpnode_peers 2`} {
+	for _, want := range []string{`adpnode_calls_total{method="wordcount",status="OK"}`, `adpnode_calls_total{method="other",status="NOT_FOUND"}`, `adpnode_peers 2`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("boot's metrics lack %s", want)
 		}

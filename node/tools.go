@@ -47,7 +47,8 @@ func (n *Node) serveTool(ctx context.Context, w aitp.ResponseWriter, r *aitp.Req
 				st = s
 			}
 		}
-		n.metrics.served.WithLabelValues(r.Method, st.String()).Inc()
+		// r.Method has a handler registered: a closed set.
+		n.metrics.served.WithLabelValues(r.Method, st.Label()).Inc()
 	}()
 	onCard := slices.ContainsFunc(n.Card().Tools, func(t adp.Tool) bool { return t.Name == r.Method })
 	switch {

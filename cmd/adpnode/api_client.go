@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -159,10 +160,10 @@ func (c *apiClient) getJSON(ctx context.Context, method, path string, in, out an
 func printJSON(w io.Writer, raw []byte) error {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		_, err = w.Write(raw)
+		_, err = io.WriteString(w, termtext.Escape(string(raw)))
 		return err
 	}
 	buf.WriteByte('\n')
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(termtext.EscapeJSON(buf.Bytes()))
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -29,10 +30,11 @@ func newCardSignCmd(now func() time.Time) *cobra.Command {
 		Use:   "sign --key FILE [CARD]",
 		Short: "Sign a card: set id from the key, increment seq, set metadata.updated_at, print the signed card",
 		Long: `Sign reads a card from CARD (standard input when absent or "-"), sets its
-id from the key (refusing a card whose id names another key), increments
-seq (absent counts as 0), sets metadata.updated_at to the current time,
-validates it, signs it per ADP 3.2 (JCS, Ed25519) and prints the signed
-card in canonical (JCS) form.
+id from the key (replacing any id the card holds, such as a template's
+placeholder; a note on standard error names an id that was replaced),
+increments seq (absent counts as 0), sets metadata.updated_at to the
+current time, validates it, signs it per ADP 3.2 (JCS, Ed25519) and prints
+the signed card in canonical (JCS) form.
 
 An A2A AgentCard (a document with supportedInterfaces or signatures, as
 'adpnode card convert --to a2a' writes) is signed per A2A 1.0 Section 8.4
@@ -77,8 +79,15 @@ printed in canonical (JCS) form without members at their default value.`,
 				c.Metadata = &adp.Metadata{}
 			}
 			c.Metadata.UpdatedAt = now().UTC().Format(time.RFC3339)
+			// The id is the key's, whatever the card said: Sign sets an
+			// empty id from the key.
+			old := c.ID
+			c.ID = ""
 			if err := c.Sign(sk); err != nil {
 				return err
+			}
+			if old != "" && !sameAgent(old, c.ID) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "card sign: id %s replaced by the key's %s\n", termtext.Escape(old), c.ID)
 			}
 			_, err = cmd.OutOrStdout().Write(append(c.Raw(), '\n'))
 			return err
@@ -86,6 +95,13 @@ printed in canonical (JCS) form without members at their default value.`,
 	}
 	cmd.Flags().StringVar(&keyPath, "key", "", "Ed25519 key file written by `adpnode key new` (required)")
 	return cmd
+}
+
+// sameAgent reports whether the agent id a names the key of the agent id
+// own (either peer ID form).
+func sameAgent(a, own string) bool {
+	p, err := adp.PeerIDFromAgentID(a)
+	return err == nil && adp.AgentID(p) == own
 }
 
 // verifyResult is the --json output of card verify and card validate.

@@ -133,15 +133,44 @@ func TestCardValidateListsProblems(t *testing.T) {
 	}
 }
 
+// TestCardSignSetsID: sign replaces whatever id a card holds (a
+// template's placeholder, another key's, this key's in the other peer ID
+// form) with the key's, and says so when it named another agent.
+func TestCardSignSetsID(t *testing.T) {
+	keyPath, id := newKeyFile(t)
+	_, otherID := newKeyFile(t)
+	p, err := adp.PeerIDFromAgentID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id, note string
+	}{
+		{"agent://placeholder", "agent://placeholder replaced"},
+		{otherID, otherID + " replaced"},
+		{`not a uri \u001b[31m`, `not a uri \x1b[31m replaced`},
+		{"agent://" + p.String(), ""},
+		{id, ""},
+	} {
+		in := strings.Replace(cliCard, `"name": "echo",`, `"id": "`+tc.id+`", "name": "echo",`, 1)
+		out, errOut, err := runCLI(t, in, "card", "sign", "--key", keyPath)
+		if err != nil {
+			t.Fatalf("id %q: %v", tc.id, err)
+		}
+		c, err := adp.DecodeVerified([]byte(strings.TrimSpace(out)))
+		if err != nil || c.ID != id {
+			t.Fatalf("id %q: signed card %v, id %s, want %s", tc.id, err, c.ID, id)
+		}
+		if tc.note == "" && errOut != "" || !strings.Contains(errOut, tc.note) || strings.ContainsRune(errOut, 0x1b) {
+			t.Errorf("id %q: stderr %q, want a note with %q", tc.id, errOut, tc.note)
+		}
+	}
+}
+
 func TestCardSignErrors(t *testing.T) {
 	keyPath, _ := newKeyFile(t)
-	_, otherID := newKeyFile(t)
 	if _, _, err := runCLI(t, cliCard, "card", "sign"); err == nil {
 		t.Fatal("sign without --key succeeded")
-	}
-	withOther := strings.Replace(cliCard, `"name": "echo",`, `"id": "`+otherID+`", "name": "echo",`, 1)
-	if _, _, err := runCLI(t, withOther, "card", "sign", "--key", keyPath); err == nil || !strings.Contains(err.Error(), "bad agent id") {
-		t.Fatalf("card of another key signed: %v", err)
 	}
 	if _, _, err := runCLI(t, `{"description": "no name"}`, "card", "sign", "--key", keyPath); err == nil || !strings.Contains(err.Error(), "/name") {
 		t.Fatalf("invalid card signed: %v", err)

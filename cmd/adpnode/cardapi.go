@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/internal/termtext"
 )
 
 // newCardAPICmds returns the `card show`, `card set` and `card list`
@@ -28,7 +30,7 @@ func newCardAPICmds() []*cobra.Command {
 				return err
 			}
 			if showFlags.json {
-				_, err := cmd.OutOrStdout().Write(raw)
+				_, err := cmd.OutOrStdout().Write(termtext.EscapeJSON(raw))
 				return err
 			}
 			return printCard(cmd.OutOrStdout(), raw)
@@ -57,7 +59,7 @@ func newCardAPICmds() []*cobra.Command {
 				return err
 			}
 			if setFlags.json {
-				_, err := cmd.OutOrStdout().Write(raw)
+				_, err := cmd.OutOrStdout().Write(termtext.EscapeJSON(raw))
 				return err
 			}
 			return printCard(cmd.OutOrStdout(), raw)
@@ -105,7 +107,7 @@ func newCardListCmd() *cobra.Command {
 				if c.Stale {
 					fresh = "stale"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Name, c.Source, fresh, c.ID)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termtext.Escape(c.Name), termtext.Escape(c.Source), fresh, termtext.Escape(c.ID))
 			}
 			fmt.Fprintf(w, "%d cards\n", out.Count)
 			return w.Flush()
@@ -146,36 +148,36 @@ func printCard(w io.Writer, raw []byte) error {
 		return fmt.Errorf("decoding card: %w", err)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "name\t%s\n", c.Name)
-	fmt.Fprintf(tw, "agent\t%s\n", c.ID)
+	fmt.Fprintf(tw, "name\t%s\n", termtext.Escape(c.Name))
+	fmt.Fprintf(tw, "agent\t%s\n", termtext.Escape(c.ID))
 	if c.Description != "" {
-		fmt.Fprintf(tw, "description\t%s\n", c.Description)
+		fmt.Fprintf(tw, "description\t%s\n", termtext.Escape(c.Description))
 	}
 	if c.Version != "" {
-		fmt.Fprintf(tw, "version\t%s\n", c.Version)
+		fmt.Fprintf(tw, "version\t%s\n", termtext.Escape(c.Version))
 	}
 	if c.Status != "" {
-		fmt.Fprintf(tw, "status\t%s\n", c.Status)
+		fmt.Fprintf(tw, "status\t%s\n", termtext.Escape(c.Status))
 	}
 	if c.Seq != nil {
 		fmt.Fprintf(tw, "seq\t%d\n", *c.Seq)
 	}
 	if len(c.Skills) > 0 {
-		fmt.Fprintf(tw, "skills\t%s\n", strings.Join(c.Skills, ", "))
+		fmt.Fprintf(tw, "skills\t%s\n", termtext.Escape(strings.Join(c.Skills, ", ")))
 	}
 	for i, t := range c.Tools {
 		label := ""
 		if i == 0 {
 			label = "tools"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, t.Name, t.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, termtext.Escape(t.Name), termtext.Escape(t.Description))
 	}
 	for i, e := range c.Endpoints {
 		label := ""
 		if i == 0 {
 			label = "endpoints"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, e.Protocol, e.URI)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, termtext.Escape(e.Protocol), termtext.Escape(e.URI))
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +64,7 @@ JSON Pointer of each offending value; the exit status is 1.`,
 				return err
 			}
 			buf.WriteByte('\n')
-			_, err = cmd.OutOrStdout().Write(buf.Bytes())
+			_, err = cmd.OutOrStdout().Write(termtext.EscapeJSON(buf.Bytes()))
 			return err
 		},
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/internal/termtext"
 )
 
 func newDescribeCmd() *cobra.Command {
@@ -27,7 +29,7 @@ func newDescribeCmd() *cobra.Command {
 				return err
 			}
 			if af.json {
-				_, err := cmd.OutOrStdout().Write(raw)
+				_, err := cmd.OutOrStdout().Write(termtext.EscapeJSON(raw))
 				return err
 			}
 			return printCard(cmd.OutOrStdout(), raw)

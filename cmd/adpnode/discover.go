@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -93,7 +94,7 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 			if r.OriginService != "" {
 				via = short(r.OriginService)
 			}
-			line := fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", r.Score, r.Name, strings.Join(r.MatchedTags, ","), r.ID, via)
+			line := fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", r.Score, termtext.Escape(r.Name), termtext.Escape(strings.Join(r.MatchedTags, ",")), termtext.Escape(r.ID), termtext.Escape(via))
 			if evidence {
 				line += "\t" + formatComponents(r.ScoreComponents)
 			}
@@ -105,7 +106,7 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 	}
 	printWarnings(cmd.ErrOrStderr(), resp.Warnings)
 	if len(resp.UnsupportedFilters) > 0 {
-		fmt.Fprintln(cmd.ErrOrStderr(), "unsupported filters:", strings.Join(resp.UnsupportedFilters, ", "))
+		fmt.Fprintln(cmd.ErrOrStderr(), "unsupported filters:", termtext.Escape(strings.Join(resp.UnsupportedFilters, ", ")))
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ func printWarnings(w io.Writer, warnings []string) {
 		if strings.HasPrefix(s, redactedWarning) {
 			continue
 		}
-		fmt.Fprintln(w, "warning:", strings.TrimSpace(s))
+		fmt.Fprintln(w, "warning:", termtext.Escape(strings.TrimSpace(s)))
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"net/http"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/internal/termtext"
 )
 
 func newInvokeCmd() *cobra.Command {
@@ -107,7 +109,7 @@ func (c *apiClient) stream(ctx context.Context, in any, out io.Writer) error {
 			final.Error.Status = resp.StatusCode
 			return final.Error
 		}
-		if _, err := fmt.Fprintf(out, "%s\n", line); err != nil {
+		if _, err := fmt.Fprintf(out, "%s\n", termtext.EscapeJSON(line)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -41,7 +42,7 @@ func newPeersCmd() *cobra.Command {
 				if p.Directory {
 					dir = "yes"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", p.AgentID, dir, strings.Join(p.Addrs, " "))
+				fmt.Fprintf(w, "%s\t%s\t%s\n", termtext.Escape(p.AgentID), dir, termtext.Escape(strings.Join(p.Addrs, " ")))
 			}
 			return w.Flush()
 		},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -32,15 +33,15 @@ func newStatusCmd() *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "agent\t%s\n", st.AgentID)
-			fmt.Fprintf(w, "name\t%s\n", st.Name)
-			fmt.Fprintf(w, "peer id\t%s\n", st.PeerID)
+			fmt.Fprintf(w, "agent\t%s\n", termtext.Escape(st.AgentID))
+			fmt.Fprintf(w, "name\t%s\n", termtext.Escape(st.Name))
+			fmt.Fprintf(w, "peer id\t%s\n", termtext.Escape(st.PeerID))
 			fmt.Fprintf(w, "directory\t%v\n", st.Directory)
 			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
 			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
 			for _, a := range st.Addrs {
-				fmt.Fprintf(w, "listen\t%s\n", a)
+				fmt.Fprintf(w, "listen\t%s\n", termtext.Escape(a))
 			}
 			return w.Flush()
 		},

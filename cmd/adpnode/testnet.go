@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/adpnode/adpnode/testnet"
 )
 
@@ -160,7 +162,7 @@ func tnPrintUp(ctx context.Context, w, errw io.Writer, tn *testnet.Testnet, dir 
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tROLE\tNAME\tSKILLS\tAPI\tAGENT")
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.Index, tnRole(n), n.Name, strings.Join(n.Skills, ","), n.API, n.AgentID)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.Index, tnRole(n), termtext.Escape(n.Name), termtext.Escape(strings.Join(n.Skills, ",")), termtext.Escape(n.API), termtext.Escape(n.AgentID))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -170,7 +172,7 @@ func tnPrintUp(ctx context.Context, w, errw io.Writer, tn *testnet.Testnet, dir 
 	last := nodes[len(nodes)-1]
 	if len(last.Skills) > 0 {
 		req := &adp.DiscoverRequest{Tags: []string{last.Skills[0]}, Limit: 5}
-		fmt.Fprintf(w, "\nsample discovery on node 0 (scope network): tags=%s\n", last.Skills[0])
+		fmt.Fprintf(w, "\nsample discovery on node 0 (scope network): tags=%s\n", termtext.Escape(last.Skills[0]))
 		resp, err := tn.Discover(ctx, 0, req, "network")
 		if err != nil {
 			return fmt.Errorf("sample discovery: %w", err)
@@ -207,7 +209,7 @@ func tnPrintResults(w, errw io.Writer, resp *adp.DiscoverResponse) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SCORE\tNAME\tMATCHED\tAGENT")
 	for _, r := range resp.Results {
-		fmt.Fprintf(tw, "  %.3f\t%s\t%s\t%s\n", r.Score, r.Name, strings.Join(r.MatchedTags, ","), r.ID)
+		fmt.Fprintf(tw, "  %.3f\t%s\t%s\t%s\n", r.Score, termtext.Escape(r.Name), termtext.Escape(strings.Join(r.MatchedTags, ",")), termtext.Escape(r.ID))
 	}
 	_ = tw.Flush()
 }
@@ -247,7 +249,7 @@ func newTestnetStatusCmd(dir *string) *cobra.Command {
 				} else if s.Up {
 					state = "starting"
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, state, s.PID, cards, peers, rss, pss, s.Name, s.API)
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, state, s.PID, cards, peers, rss, pss, termtext.Escape(s.Name), termtext.Escape(s.API))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -321,7 +323,7 @@ func newTestnetDiscoverCmd(dir *string) *cobra.Command {
 				if err := tn.API(cmd.Context(), node, http.MethodPost, path, req, &raw); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintf(w, "%s\n", strings.TrimSpace(string(raw)))
+				_, err := fmt.Fprintf(w, "%s\n", bytes.TrimSpace(termtext.EscapeJSON(raw)))
 				return err
 			}
 			resp, err := tn.Discover(cmd.Context(), node, req, scope)
@@ -404,7 +406,10 @@ func newTestnetDownCmd(dir *string) *cobra.Command {
 }
 
 func tnWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(termtext.EscapeJSON(b), '\n'))
+	return err
 }
