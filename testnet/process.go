@@ -38,7 +38,39 @@ func launch(bin string, args, env []string, logPath string) (int, error) {
 	// command that started it. A caller that stays alive reaps it in
 	// alive (see reap).
 	_ = cmd.Process.Release()
+	waitExec(pid)
 	return pid, nil
+}
+
+// execSettleTimeout bounds waitExec. The window it waits out lasts
+// microseconds on an idle machine and milliseconds on a loaded one; the
+// bound only keeps launch from hanging on a process that never shows one.
+const execSettleTimeout = 5 * time.Second
+
+// waitExec waits until /proc/<pid>/cmdline shows the arguments of the
+// program pid executed. cmd.Start returns as soon as execve has passed the
+// point of no return (the kernel closes the close-on-exec pipe through which
+// the child would report a failure), but the kernel sets up the new
+// program's argument area only afterwards: in between, the command line
+// reads empty, and alive, which identifies a node by the data directory on
+// its command line, would take the starting node for an exited one. It
+// returns at once when the process has exited (a zombie's command line
+// stays empty) or when there is no procfs.
+func waitExec(pid int) {
+	_ = WaitFor(func() bool {
+		b, err := cmdline(pid)
+		if err != nil || len(b) > 0 {
+			return true
+		}
+		state := procState(pid)
+		return state == 0 || state == 'Z' || state == 'X'
+	}, execSettleTimeout)
+}
+
+// cmdline returns the NUL-separated arguments of pid from
+// /proc/<pid>/cmdline.
+func cmdline(pid int) ([]byte, error) {
+	return os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 }
 
 // inheritedEnv is this process's environment without ADPNODE_* variables:
@@ -66,7 +98,7 @@ func alive(pid int, dataDir string) bool {
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args, err := cmdline(pid)
 	if err != nil {
 		// No procfs (macOS): trust the signal probe.
 		_, statErr := os.Stat("/proc/self")
@@ -75,7 +107,7 @@ func alive(pid int, dataDir string) bool {
 	if state := procState(pid); state == 'Z' || state == 'X' {
 		return false
 	}
-	for _, arg := range bytes.Split(cmdline, []byte{0}) {
+	for _, arg := range bytes.Split(args, []byte{0}) {
 		if string(arg) == dataDir {
 			return true
 		}

@@ -269,3 +269,30 @@ func TestInstallBinaryCopiesTheExecutable(t *testing.T) {
 		t.Error("opening a missing executable succeeded")
 	}
 }
+
+// TestLaunchedProcessIsAliveAtOnce launches many processes and looks at
+// each one the moment launch returns, as StartNode's first readiness check
+// does. cmd.Start returns once execve has closed the child's close-on-exec
+// pipe, before the kernel has set up the new program's arguments; a
+// command line read in between is empty, and alive took the starting node
+// for a dead one ("exited during start").
+func TestLaunchedProcessIsAliveAtOnce(t *testing.T) {
+	const launches = 200
+	dir := t.TempDir()
+	log := filepath.Join(t.TempDir(), "log")
+	for i := range launches {
+		pid, err := launch("/bin/sh", []string{"-c", "while :; do sleep 1; done", "fake-node", "--data-dir", dir}, nil, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := alive(pid, dir)
+		args, _ := cmdline(pid)
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		if err := WaitFor(func() bool { return !alive(pid, dir) }, 5*time.Second); err != nil {
+			t.Fatalf("launch %d: process %d survived SIGKILL: %v", i, pid, err)
+		}
+		if !up {
+			t.Fatalf("launch %d: process %d not alive right after launch (command line then %q)", i, pid, args)
+		}
+	}
+}
