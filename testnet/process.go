@@ -125,16 +125,32 @@ func reap(pid int) {
 
 // procState returns the state letter of /proc/<pid>/stat, or 0.
 func procState(pid int) byte {
+	state, _ := procStat(pid)
+	return state
+}
+
+// pfExiting is PF_EXITING in the kernel's task flags (linux/sched.h): the
+// task has begun to exit.
+const pfExiting = 0x4
+
+// procStat returns the state letter and the task flags of
+// /proc/<pid>/stat, or 0 and 0.
+func procStat(pid int) (state byte, flags uint64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	// The command name is in parentheses and may contain spaces.
+	// The command name is in parentheses and may contain spaces. After it
+	// come state, ppid, pgrp, session, tty_nr, tpgid and flags.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
-		return 0
+		return 0, 0
 	}
-	return b[i+2]
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) > 6 {
+		flags, _ = strconv.ParseUint(f[6], 10, 64)
+	}
+	return b[i+2], flags
 }
 
 // rssBytes returns the resident set size of pid from /proc/<pid>/status
@@ -161,6 +177,22 @@ func pssBytes(pid int) int64 {
 
 // procKB returns the "Key:   N kB" value of a /proc file in bytes, or 0.
 func procKB(text, key string) int64 {
+	return procValue(text, key) * 1024
+}
+
+// procThreads returns the number of threads of pid from /proc/<pid>/status
+// (Threads), or 0 when it is not available.
+func procThreads(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	return procValue(string(b), "Threads:")
+}
+
+// procValue returns the number after key in a "Key:   N [unit]" line of a
+// /proc file, or 0.
+func procValue(text, key string) int64 {
 	for _, line := range strings.Split(text, "\n") {
 		rest, ok := strings.CutPrefix(line, key)
 		if !ok {
@@ -170,11 +202,11 @@ func procKB(text, key string) int64 {
 		if len(f) < 1 {
 			return 0
 		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
+		v, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
 			return 0
 		}
-		return kb * 1024
+		return v
 	}
 	return 0
 }
@@ -207,6 +239,27 @@ func signalGroup(pid int, sig syscall.Signal) {
 
 // waitGone polls until the process is gone, d passes or ctx ends.
 func waitGone(ctx context.Context, pid int, dataDir string, d time.Duration) bool {
-	err := poll(ctx, d, func() bool { return !alive(pid, dataDir) })
+	err := poll(ctx, d, func() bool { return gone(pid, dataDir) })
 	return err == nil
+}
+
+// gone reports whether the node process pid has exited with every thread,
+// so that it holds nothing a restarted node needs: the store's directory
+// lock, the listen ports. alive does not tell: a process that has begun to
+// exit drops its memory (its command line then reads empty) and then its
+// leader thread reads as a zombie while the other threads may still be
+// exiting, but the process's files, with the locks and sockets they hold,
+// are released only as its last thread exits, and the kernel drops an
+// exited thread from the group's count (Threads in /proc/<pid>/status) only
+// after that. A process that is not exiting but does not name dataDir is
+// another program under a recycled process id: the node is gone.
+func gone(pid int, dataDir string) bool {
+	if alive(pid, dataDir) {
+		return false
+	}
+	state, flags := procStat(pid)
+	if state == 0 || flags&pfExiting == 0 {
+		return true
+	}
+	return state == 'Z' && procThreads(pid) <= 1
 }
