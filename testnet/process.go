@@ -212,10 +212,11 @@ func procValue(text, key string) int64 {
 }
 
 // stop sends SIGTERM to the node's process group, waits up to grace for it
-// to exit, then sends SIGKILL and waits again. It does nothing when the
-// process is already gone.
+// to exit, then sends SIGKILL and waits again, each time until every
+// thread has exited (see gone). It does nothing when the process is already
+// gone.
 func stop(ctx context.Context, pid int, dataDir string, grace time.Duration) error {
-	if !alive(pid, dataDir) {
+	if gone(pid, dataDir) {
 		return nil
 	}
 	signalGroup(pid, syscall.SIGTERM)
