@@ -38,7 +38,39 @@ func launch(bin string, args, env []string, logPath string) (int, error) {
 	// command that started it. A caller that stays alive reaps it in
 	// alive (see reap).
 	_ = cmd.Process.Release()
+	waitExec(pid)
 	return pid, nil
+}
+
+// execSettleTimeout bounds waitExec. The window it waits out lasts
+// microseconds on an idle machine and milliseconds on a loaded one; the
+// bound only keeps launch from hanging on a process that never shows one.
+const execSettleTimeout = 5 * time.Second
+
+// waitExec waits until /proc/<pid>/cmdline shows the arguments of the
+// program pid executed. cmd.Start returns as soon as execve has passed the
+// point of no return (the kernel closes the close-on-exec pipe through which
+// the child would report a failure), but the kernel sets up the new
+// program's argument area only afterwards: in between, the command line
+// reads empty, and alive, which identifies a node by the data directory on
+// its command line, would take the starting node for an exited one. It
+// returns at once when the process has exited (a zombie's command line
+// stays empty) or when there is no procfs.
+func waitExec(pid int) {
+	_ = WaitFor(func() bool {
+		b, err := cmdline(pid)
+		if err != nil || len(b) > 0 {
+			return true
+		}
+		state := procState(pid)
+		return state == 0 || state == 'Z' || state == 'X'
+	}, execSettleTimeout)
+}
+
+// cmdline returns the NUL-separated arguments of pid from
+// /proc/<pid>/cmdline.
+func cmdline(pid int) ([]byte, error) {
+	return os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 }
 
 // inheritedEnv is this process's environment without ADPNODE_* variables:
@@ -66,7 +98,7 @@ func alive(pid int, dataDir string) bool {
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args, err := cmdline(pid)
 	if err != nil {
 		// No procfs (macOS): trust the signal probe.
 		_, statErr := os.Stat("/proc/self")
@@ -75,7 +107,7 @@ func alive(pid int, dataDir string) bool {
 	if state := procState(pid); state == 'Z' || state == 'X' {
 		return false
 	}
-	for _, arg := range bytes.Split(cmdline, []byte{0}) {
+	for _, arg := range bytes.Split(args, []byte{0}) {
 		if string(arg) == dataDir {
 			return true
 		}
@@ -93,16 +125,32 @@ func reap(pid int) {
 
 // procState returns the state letter of /proc/<pid>/stat, or 0.
 func procState(pid int) byte {
+	state, _ := procStat(pid)
+	return state
+}
+
+// pfExiting is PF_EXITING in the kernel's task flags (linux/sched.h): the
+// task has begun to exit.
+const pfExiting = 0x4
+
+// procStat returns the state letter and the task flags of
+// /proc/<pid>/stat, or 0 and 0.
+func procStat(pid int) (state byte, flags uint64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	// The command name is in parentheses and may contain spaces.
+	// The command name is in parentheses and may contain spaces. After it
+	// come state, ppid, pgrp, session, tty_nr, tpgid and flags.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
-		return 0
+		return 0, 0
 	}
-	return b[i+2]
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) > 6 {
+		flags, _ = strconv.ParseUint(f[6], 10, 64)
+	}
+	return b[i+2], flags
 }
 
 // rssBytes returns the resident set size of pid from /proc/<pid>/status
@@ -129,6 +177,22 @@ func pssBytes(pid int) int64 {
 
 // procKB returns the "Key:   N kB" value of a /proc file in bytes, or 0.
 func procKB(text, key string) int64 {
+	return procValue(text, key) * 1024
+}
+
+// procThreads returns the number of threads of pid from /proc/<pid>/status
+// (Threads), or 0 when it is not available.
+func procThreads(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	return procValue(string(b), "Threads:")
+}
+
+// procValue returns the number after key in a "Key:   N [unit]" line of a
+// /proc file, or 0.
+func procValue(text, key string) int64 {
 	for _, line := range strings.Split(text, "\n") {
 		rest, ok := strings.CutPrefix(line, key)
 		if !ok {
@@ -138,20 +202,21 @@ func procKB(text, key string) int64 {
 		if len(f) < 1 {
 			return 0
 		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
+		v, err := strconv.ParseInt(f[0], 10, 64)
 		if err != nil {
 			return 0
 		}
-		return kb * 1024
+		return v
 	}
 	return 0
 }
 
 // stop sends SIGTERM to the node's process group, waits up to grace for it
-// to exit, then sends SIGKILL and waits again. It does nothing when the
-// process is already gone.
+// to exit, then sends SIGKILL and waits again, each time until every
+// thread has exited (see gone). It does nothing when the process is already
+// gone.
 func stop(ctx context.Context, pid int, dataDir string, grace time.Duration) error {
-	if !alive(pid, dataDir) {
+	if gone(pid, dataDir) {
 		return nil
 	}
 	signalGroup(pid, syscall.SIGTERM)
@@ -175,6 +240,27 @@ func signalGroup(pid int, sig syscall.Signal) {
 
 // waitGone polls until the process is gone, d passes or ctx ends.
 func waitGone(ctx context.Context, pid int, dataDir string, d time.Duration) bool {
-	err := pollCond(ctx, d, func() bool { return !alive(pid, dataDir) })
+	err := pollCond(ctx, d, func() bool { return gone(pid, dataDir) })
 	return err == nil
+}
+
+// gone reports whether the node process pid has exited with every thread,
+// so that it holds nothing a restarted node needs: the store's directory
+// lock, the listen ports. alive does not tell: a process that has begun to
+// exit drops its memory (its command line then reads empty) and then its
+// leader thread reads as a zombie while the other threads may still be
+// exiting, but the process's files, with the locks and sockets they hold,
+// are released only as its last thread exits, and the kernel drops an
+// exited thread from the group's count (Threads in /proc/<pid>/status) only
+// after that. A process that is not exiting but does not name dataDir is
+// another program under a recycled process id: the node is gone.
+func gone(pid int, dataDir string) bool {
+	if alive(pid, dataDir) {
+		return false
+	}
+	state, flags := procStat(pid)
+	if state == 0 || flags&pfExiting == 0 {
+		return true
+	}
+	return state == 'Z' && procThreads(pid) <= 1
 }

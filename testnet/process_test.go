@@ -8,7 +8,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -267,5 +269,107 @@ func TestInstallBinaryCopiesTheExecutable(t *testing.T) {
 	}
 	if _, err := openExecutable(filepath.Join(dir, "missing")); err == nil {
 		t.Error("opening a missing executable succeeded")
+	}
+}
+
+// TestLaunchedProcessIsAliveAtOnce launches many processes and looks at
+// each one the moment launch returns, as StartNode's first readiness check
+// does. cmd.Start returns once execve has closed the child's close-on-exec
+// pipe, before the kernel has set up the new program's arguments; a
+// command line read in between is empty, and alive took the starting node
+// for a dead one ("exited during start").
+func TestLaunchedProcessIsAliveAtOnce(t *testing.T) {
+	const launches = 200
+	dir := t.TempDir()
+	log := filepath.Join(t.TempDir(), "log")
+	for i := range launches {
+		pid, err := launch("/bin/sh", []string{"-c", "while :; do sleep 1; done", "fake-node", "--data-dir", dir}, nil, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := alive(pid, dir)
+		args, _ := cmdline(pid)
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		if err := WaitFor(func() bool { return !alive(pid, dir) }, 5*time.Second); err != nil {
+			t.Fatalf("launch %d: process %d survived SIGKILL: %v", i, pid, err)
+		}
+		if !up {
+			t.Fatalf("launch %d: process %d not alive right after launch (command line then %q)", i, pid, args)
+		}
+	}
+}
+
+// lockHolderEnv makes TestLockHolderProcess act as a node stand-in.
+const lockHolderEnv = "TESTNET_LOCK_HOLDER"
+
+// TestLockHolderProcess is not a test: run by TestStopWaitsForEveryThread
+// with lockHolderEnv set, it holds an exclusive flock on the directory
+// named by --data-dir (as Badger does on a node's store), keeps several
+// threads busy, says "ready" and exits on SIGTERM.
+func TestLockHolderProcess(t *testing.T) {
+	if os.Getenv(lockHolderEnv) == "" {
+		t.Skip("helper process for TestStopWaitsForEveryThread")
+	}
+	dir := os.Args[len(os.Args)-1]
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	terms := make(chan os.Signal, 1)
+	signal.Notify(terms, syscall.SIGTERM)
+	for range 8 {
+		go func() {
+			runtime.LockOSThread()
+			for {
+				runtime.Gosched()
+			}
+		}()
+	}
+	os.Stdout.WriteString("ready\n")
+	<-terms
+	os.Exit(0)
+}
+
+// TestStopWaitsForEveryThread stops a multi-threaded process holding a
+// directory lock and takes the lock the moment stop returns, as a
+// restarted node's store does. The leader of a thread group reads as a
+// zombie as soon as its own thread has exited, while the other threads
+// may still be exiting and hold the process's files: its locks and its
+// listen sockets. stop must wait for all of them.
+func TestStopWaitsForEveryThread(t *testing.T) {
+	const stops = 20
+	dir := t.TempDir()
+	for i := range stops {
+		log := filepath.Join(t.TempDir(), "log")
+		pid, err := launch(os.Args[0], []string{"-test.run=^TestLockHolderProcess$", "--", "--data-dir", dir}, []string{lockHolderEnv + "=1"}, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			reap(pid)
+		})
+		if err := WaitFor(func() bool {
+			b, _ := os.ReadFile(log)
+			return strings.Contains(string(b), "ready\n")
+		}, 30*time.Second); err != nil {
+			b, _ := os.ReadFile(log)
+			t.Fatalf("stop %d: helper not ready: %v\n%s", i, err, b)
+		}
+		if err := stop(context.Background(), pid, dir, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		f.Close() // releases the lock
+		if err != nil {
+			t.Fatalf("stop %d: the stopped process %d still holds its directory lock: %v", i, pid, err)
+		}
 	}
 }
