@@ -138,12 +138,6 @@ func loopbackOrigin(origin string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackName(u.Hostname())
 }
 
-// Discovery scopes (POST /v1/discover?scope=...).
-const (
-	scopeLocal   = "local"
-	scopeNetwork = "network"
-)
-
 // Error codes of the discovery profile's error model.
 const (
 	codeInvalidRequest = "invalid_request"

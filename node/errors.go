@@ -1,6 +1,10 @@
 package node
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/adpnode/adpnode/node/discovery"
+)
 
 var (
 	// ErrInvalidConfig reports a bad configuration value; the message names it.
@@ -20,6 +24,6 @@ var (
 	ErrNoTool = errors.New("node: no agent serves this tool")
 	// ErrUnreachable wraps a failure to reach a remote agent.
 	ErrUnreachable = errors.New("node: agent unreachable")
-	// ErrBadScope is an unknown discovery scope.
-	ErrBadScope = errors.New("node: scope must be local or network")
+	// ErrBadScope is an unknown discovery scope (discovery.ErrBadScope).
+	ErrBadScope = discovery.ErrBadScope
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/store"
 )
@@ -15,8 +16,8 @@ const feedBuffer = 256
 // (pushSignals), never pulled: a Search reads no store, and the index
 // knows the exact contribution of reputation, availability and rating
 // for every agent without signals, which bounds their scores for pruning.
-func (n *Node) newIndex() (*Discovery, error) {
-	return NewDiscovery(WithDiscoveryLogger(n.log))
+func (n *Node) newIndex() (*discovery.Discovery, error) {
+	return discovery.New(discovery.WithLogger(n.log))
 }
 
 // currentSignals returns the ranking signals of agentID: the store's

@@ -23,6 +23,7 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -48,7 +49,7 @@ type Node struct {
 	client *aitp.Client
 	dht    *dht.DHT
 	gossip *gossip.Gossip
-	index  *Discovery
+	index  *discovery.Discovery
 	agent  *httpAgent
 
 	// lifetime of the background loops, cancelled by Close.

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/discovery"
 )
 
 func newDiscoverCmd() *cobra.Command {
@@ -111,9 +111,9 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 }
 
 // redactedWarning begins the warning the node adds to every answer whose
-// detail is not "full" (node.RedactionWarning). Table output never shows
+// detail is not "full" (discovery.RedactionWarning). Table output never shows
 // the cards, so it is noise there; --json keeps it.
-const redactedWarning = node.RedactionWarning
+const redactedWarning = discovery.RedactionWarning
 
 // printWarnings writes a discovery's warnings to w (stderr), one per
 // line, leaving out the redaction notice.
