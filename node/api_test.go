@@ -10,6 +10,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // errorModel is the discovery profile's error model.
@@ -204,7 +205,7 @@ func TestAPI(t *testing.T) {
 		if code, _ := do(func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }); code != 415 {
 			t.Errorf("text/plain body: %d", code)
 		}
-		big := `{"agent":"` + strings.Repeat("a", node.MaxAPIBody) + `"}`
+		big := `{"agent":"` + strings.Repeat("a", httpapi.MaxAPIBody) + `"}`
 		code, body := api(t, n, "POST", "/v1/describe", big)
 		if e := decodeError(t, body); code != 413 || e.Code != "invalid_request" {
 			t.Errorf("oversized body: %d %+v", code, e)

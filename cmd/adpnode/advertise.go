@@ -17,7 +17,7 @@ func newAdvertiseCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/advertise", map[string]string{"agent": args[0]})
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/advertise", map[string]string{"agent": args[0]})
 			if err != nil {
 				return err
 			}

@@ -23,7 +23,7 @@ func newCardAPICmds() []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/card", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/card", nil)
 			if err != nil {
 				return err
 			}
@@ -52,7 +52,7 @@ func newCardAPICmds() []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "PUT", "/v1/card", json.RawMessage(body))
+			raw, err := c.Do(cmd.Context(), "PUT", "/v1/card", json.RawMessage(body))
 			if err != nil {
 				return err
 			}
@@ -79,7 +79,7 @@ func newCardListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/cards", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/cards", nil)
 			if err != nil {
 				return err
 			}

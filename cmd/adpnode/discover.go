@@ -52,7 +52,7 @@ func newDiscoverCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/discover?scope="+url.QueryEscape(scope), req)
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/discover?scope="+url.QueryEscape(scope), req)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/nodeapi"
 )
 
 func newPeersCmd() *cobra.Command {
@@ -21,7 +21,7 @@ func newPeersCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/peers", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/peers", nil)
 			if err != nil {
 				return err
 			}
@@ -29,7 +29,7 @@ func newPeersCmd() *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
 			var out struct {
-				Peers []node.PeerInfo `json:"peers"`
+				Peers []nodeapi.PeerInfo `json:"peers"`
 			}
 			if err := decodeInto(raw, &out); err != nil {
 				return err

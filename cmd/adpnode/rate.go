@@ -22,7 +22,7 @@ func newRateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/ratings", map[string]any{"agent": args[0], "stars": stars})
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/ratings", map[string]any{"agent": args[0], "stars": stars})
 			if err != nil {
 				return err
 			}
