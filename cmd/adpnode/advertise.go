@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newAdvertiseCmd() *cobra.Command {
@@ -24,9 +26,7 @@ func newAdvertiseCmd() *cobra.Command {
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Stored bool `json:"stored"`
-			}
+			var out httpapi.AdvertiseResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // newCardAPICmds returns the `card show`, `card set` and `card list`
@@ -86,15 +88,7 @@ func newCardListCmd() *cobra.Command {
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Count int `json:"count"`
-				Cards []struct {
-					ID     string `json:"id"`
-					Name   string `json:"name"`
-					Source string `json:"source"`
-					Stale  bool   `json:"stale"`
-				} `json:"cards"`
-			}
+			var out httpapi.CardList
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

@@ -55,9 +55,7 @@ func newInvokeCmd() *cobra.Command {
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Body json.RawMessage `json:"body"`
-			}
+			var out httpapi.InvokeResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

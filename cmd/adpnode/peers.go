@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newPeersCmd() *cobra.Command {
@@ -28,9 +28,7 @@ func newPeersCmd() *cobra.Command {
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Peers []nodeapi.PeerInfo `json:"peers"`
-			}
+			var out httpapi.PeersResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

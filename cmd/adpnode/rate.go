@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newRateCmd() *cobra.Command {
@@ -29,10 +31,7 @@ func newRateCmd() *cobra.Command {
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				RatingCount int     `json:"rating_count"`
-				RatingMean  float64 `json:"rating_mean"`
-			}
+			var out httpapi.RateResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}
