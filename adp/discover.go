@@ -59,17 +59,31 @@ func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 			return nil, err
 		}
 	}
-	if r.Limit == 0 {
-		r.Limit = DefaultDiscoverLimit
+	return r.WithDefaults(), nil
+}
+
+// WithDefaults returns r with the defaults of ADP 4.3 and the discovery
+// profile (limit 10, min_score 0.1, detail summary) in place of what it
+// leaves out: r itself when it sets them all, else a shallow copy. It is
+// the one place the defaults are applied; every path that ranks, merges
+// or answers a request calls it, so a request built in Go without
+// ParseDiscoverRequest means the same as its JSON form.
+func (r *DiscoverRequest) WithDefaults() *DiscoverRequest {
+	if r.Limit > 0 && r.MinScore != nil && r.Detail != "" {
+		return r
 	}
-	if r.MinScore == nil {
+	c := *r
+	if c.Limit <= 0 {
+		c.Limit = DefaultDiscoverLimit
+	}
+	if c.MinScore == nil {
 		ms := DefaultMinScore
-		r.MinScore = &ms
+		c.MinScore = &ms
 	}
-	if r.Detail == "" {
-		r.Detail = DetailSummary
+	if c.Detail == "" {
+		c.Detail = DetailSummary
 	}
-	return r, nil
+	return &c
 }
 
 func (r *DiscoverRequest) decodeMember(d *decoder, m member) {

@@ -23,6 +23,25 @@ func TestParseDiscoverRequestDefaults(t *testing.T) {
 	}
 }
 
+func TestDiscoverRequestWithDefaults(t *testing.T) {
+	// A request built in Go gets the same defaults as its JSON form, on a
+	// copy: the caller's request is not changed.
+	built := &adp.DiscoverRequest{Tags: []string{"nlp"}}
+	r := built.WithDefaults()
+	if r.Limit != 10 || r.MinScore == nil || *r.MinScore != 0.1 || r.Detail != "summary" || !reflect.DeepEqual(r.Tags, built.Tags) {
+		t.Fatalf("defaults not applied: %+v", r)
+	}
+	if built.Limit != 0 || built.MinScore != nil || built.Detail != "" {
+		t.Fatalf("caller's request changed: %+v", built)
+	}
+	// Set values are kept, and a complete request is returned as it is.
+	ms := 0.0
+	full := &adp.DiscoverRequest{Limit: 3, MinScore: &ms, Detail: "full"}
+	if got := full.WithDefaults(); got != full || got.Limit != 3 || *got.MinScore != 0 || got.Detail != "full" {
+		t.Fatalf("complete request changed: %+v", got)
+	}
+}
+
 func TestParseDiscoverRequestSpecExamples(t *testing.T) {
 	// Discovery profile 5.2.
 	r, err := adp.ParseDiscoverRequest([]byte(`{

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // Limits on the agent beside the node.
@@ -26,7 +27,7 @@ const (
 	// agentCallTimeout applies when the caller sent no deadline.
 	agentCallTimeout = 30 * time.Second
 	// ndjson is the content type of a streamed reply.
-	ndjson = "application/x-ndjson"
+	ndjson = httpapi.NDJSON
 	// callerHeader carries the calling agent's id to the agent.
 	callerHeader = "X-ADP-Caller"
 )

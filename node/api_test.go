@@ -120,35 +120,6 @@ func TestAPI(t *testing.T) {
 		}
 	})
 
-	t.Run("request errors", func(t *testing.T) {
-		for _, tt := range []struct {
-			method, path, body string
-			code               int
-			path_              string
-		}{
-			{"POST", "/v1/ratings", `{"agent":"x","stars":"five"}`, 400, "/stars"},
-			{"POST", "/v1/ratings", `{"agent":"x","stars":3,"extra":1}`, 400, "/extra"},
-			{"POST", "/v1/ratings", `{"stars":3}`, 400, "/agent"},
-			{"POST", "/v1/invoke", `{"agent":"x"}`, 400, "/method"},
-			{"POST", "/v1/invoke", `{"agent":"x","method":"two words"}`, 400, "/method"},
-			{"POST", "/v1/invoke", `{"agent":"x","method":"m"} trailing`, 400, ""},
-			{"POST", "/v1/describe", `[1,2]`, 400, ""},
-			{"POST", "/v1/discover", `{"limit":1000}`, 400, "/limit"},
-			{"GET", "/v1/nothing", "", 404, ""},
-			{"DELETE", "/v1/card", "", 405, ""},
-			{"GET", "/v1/discover", "", 405, ""},
-		} {
-			code, body := api(t, n, tt.method, tt.path, tt.body)
-			if code != tt.code {
-				t.Errorf("%s %s %s: %d, want %d (%s)", tt.method, tt.path, tt.body, code, tt.code, body)
-				continue
-			}
-			if e := decodeError(t, body); e.Path != tt.path_ {
-				t.Errorf("%s %s %s: path %q, want %q", tt.method, tt.path, tt.body, e.Path, tt.path_)
-			}
-		}
-	})
-
 	t.Run("empty discover body", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", n.APIURL()+"/v1/discover", nil)
 		req.Header.Set("Content-Type", "application/json")
@@ -159,55 +130,6 @@ func TestAPI(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
 			t.Fatalf("empty discover: %d", resp.StatusCode)
-		}
-	})
-
-	t.Run("guards", func(t *testing.T) {
-		do := func(mut func(*http.Request)) (int, string) {
-			req, _ := http.NewRequest("POST", n.APIURL()+"/v1/ratings", strings.NewReader(`{"agent":"x","stars":3}`))
-			req.Header.Set("Content-Type", "application/json")
-			mut(req)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.Header.Get("Access-Control-Allow-Origin") != "" {
-				t.Errorf("CORS header sent")
-			}
-			return resp.StatusCode, string(b)
-		}
-		for _, host := range []string{"evil.example", "evil.example:5001", "127.0.0.1.evil.example", "0.0.0.0"} {
-			code, body := do(func(r *http.Request) { r.Host = host })
-			if e := decodeError(t, body); code != 403 || e.Code != "forbidden" {
-				t.Errorf("Host %s: %d %+v", host, code, e)
-			}
-		}
-		for _, host := range []string{"localhost", "[::1]:9", "127.0.0.1"} {
-			if code, body := do(func(r *http.Request) { r.Host = host }); code == 403 {
-				t.Errorf("loopback Host %s refused: %s", host, body)
-			}
-		}
-		if code, _ := do(func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }); code != 403 {
-			t.Errorf("cross-site request: %d", code)
-		}
-		if code, _ := do(func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }); code != 403 {
-			t.Errorf("foreign Origin: %d", code)
-		}
-		if code, _ := do(func(r *http.Request) { r.Header.Set("Origin", "null") }); code != 403 {
-			t.Errorf("null Origin: %d", code)
-		}
-		if code, body := do(func(r *http.Request) { r.Header.Set("Origin", "http://localhost:3000") }); code == 403 {
-			t.Errorf("loopback Origin refused: %s", body)
-		}
-		if code, _ := do(func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }); code != 415 {
-			t.Errorf("text/plain body: %d", code)
-		}
-		big := `{"agent":"` + strings.Repeat("a", node.MaxAPIBody) + `"}`
-		code, body := api(t, n, "POST", "/v1/describe", big)
-		if e := decodeError(t, body); code != 413 || e.Code != "invalid_request" {
-			t.Errorf("oversized body: %d %+v", code, e)
 		}
 	})
 

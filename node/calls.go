@@ -16,6 +16,7 @@ import (
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -61,7 +62,7 @@ func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error)
 // locally. A full card is verified and stored.
 func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (json.RawMessage, error) {
 	if len(fields) > service.MaxDescribeFields {
-		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/fields", Message: fmt.Sprintf("at most %d fields", service.MaxDescribeFields)}
+		return nil, nodeapi.Argument(nodeapi.ErrInvalidArgument, "/fields", fmt.Sprintf("at most %d fields", service.MaxDescribeFields))
 	}
 	p, id, err := n.remotePeer(agentID)
 	if err != nil {
@@ -104,10 +105,7 @@ func selectFields(c *adp.Card, fields []string) (json.RawMessage, error) {
 }
 
 // InvokeResult is the reply of a tool call.
-type InvokeResult struct {
-	Body    json.RawMessage // the reply body (JSON, or a JSON string when the agent answered something else)
-	Latency time.Duration
-}
+type InvokeResult = nodeapi.InvokeResult
 
 // Invoke calls method on agentID with body and records the outcome in the
 // interaction records (calls, failures, latency, last seen).
@@ -117,7 +115,7 @@ func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) 
 		return nil, err
 	}
 	if id == n.agentID {
-		return nil, &apiError{status: 400, Code: codeInvalidRequest, Path: "/agent", Message: "a node does not invoke its own agent; call the agent directly"}
+		return nil, nodeapi.Argument(nodeapi.ErrSelf, "/agent", "a node does not invoke its own agent; call the agent directly")
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
@@ -138,7 +136,7 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 		return err
 	}
 	if id == n.agentID {
-		return &apiError{status: 400, Code: codeInvalidRequest, Path: "/agent", Message: "a node does not invoke its own agent"}
+		return nodeapi.Argument(nodeapi.ErrSelf, "/agent", "a node does not invoke its own agent")
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
@@ -262,7 +260,7 @@ func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
 		return false, err
 	}
 	if id == n.agentID {
-		return false, &apiError{status: 400, Code: codeInvalidRequest, Path: "/agent", Message: "cannot advertise to self"}
+		return false, nodeapi.Argument(nodeapi.ErrSelf, "/agent", "cannot advertise to self")
 	}
 	return n.advertiseTo(ctx, p)
 }
@@ -279,10 +277,10 @@ func (n *Node) Rate(ctx context.Context, agentID string, stars int) error {
 		return err
 	}
 	if stars < 1 || stars > 5 {
-		return badRequest("/stars", "must be 1 to 5")
+		return nodeapi.Argument(nodeapi.ErrInvalidArgument, "/stars", "must be 1 to 5")
 	}
 	if id == n.agentID {
-		return badRequest("/agent", "a node does not rate its own agent")
+		return nodeapi.Argument(nodeapi.ErrSelf, "/agent", "a node does not rate its own agent")
 	}
 	if err := n.store.Rate(ctx, id, n.agentID, stars); err != nil {
 		return err
@@ -365,7 +363,7 @@ func (n *Node) ImportCard(ctx context.Context, c *adp.Card) (bool, error) {
 	}
 	_, stored, err := n.intake.Admit(ctx, raw, intake.From{Source: store.SourceImport, Origin: "import"})
 	if errors.Is(err, intake.ErrOwnCard) {
-		return false, badRequest("/id", "the own card changes only through UpdateCard")
+		return false, nodeapi.Argument(nodeapi.ErrSelf, "/id", "the own card changes only through UpdateCard")
 	}
 	return stored, err
 }

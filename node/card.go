@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -131,7 +132,7 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 		c.ID = n.agentID
 	}
 	if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != n.agentID {
-		return &apiError{status: 409, Code: codeConflict, Path: "/id", Message: "the card's id must be this node's agent id " + n.agentID}
+		return nodeapi.Argument(nodeapi.ErrConflict, "/id", "the card's id must be this node's agent id "+n.agentID)
 	}
 	c.ID = n.agentID
 	seq := uint64(1)

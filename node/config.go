@@ -18,6 +18,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp/tag"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // Defaults applied by DefaultConfig and, for zero values, by New.
@@ -183,7 +184,7 @@ func checkLoopbackHostPort(addr string) error {
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		return fmt.Errorf("%q: bad port", addr)
 	}
-	if !isLoopbackName(host) {
+	if !httpapi.IsLoopbackName(host) {
 		return fmt.Errorf("%q: host must be a loopback address", addr)
 	}
 	return nil
@@ -359,15 +360,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// isLoopbackName reports whether host (no port, brackets allowed) names
-// this machine: localhost or a loopback IP.
-func isLoopbackName(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

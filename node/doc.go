@@ -5,18 +5,19 @@
 // limits raised for the invocation protocol, a connection manager), the
 // Badger card store (package store), the DHT (package dht), the GossipSub
 // card topic (package gossip), the invocation layer (package aitp), the
-// local discovery index over package scoring, the ADP methods
+// local discovery index (package node/discovery, over package
+// scoring), the ADP methods
 // (adp.describe, adp.advertise, adp.discover, served by package adp's
 // Service with the store as card sink and the local index as
 // discoverer), the tool handlers of the
-// agent beside the node, and the HTTP API.
+// agent beside the node, and the HTTP API (package node/httpapi).
 //
 // # Data directory
 //
 // [Init] creates Config.DataDir with identity.key (the libp2p Ed25519 key,
 // mode 0600) and card.json (the signed card). [New] adds store/ (Badger)
 // and, while the API serves, api (its base URL, for example
-// http://127.0.0.1:5001), removed on a clean shutdown.
+// http://127.0.0.1:5001; httpapi.APIFile), removed on a clean shutdown.
 //
 // # Lifecycle
 //
@@ -50,7 +51,7 @@
 // has records; a search never reads the store. Cards leave the index
 // through the store's change feed: on revocation, and when the store's
 // sweeper removes a card past its expiry plus the grace period. The node
-// does not call [Discovery.Expire] at the card's expiry: a stale card
+// does not call discovery.Discovery.Expire at the card's expiry: a stale card
 // stays rankable for requests with the allow_stale constraint (freshness
 // 0, marked stale) until the store forgets it. An owner's gossip re-broadcast of a
 // card already held renews that card's freshness; [Node.LookupCard]
@@ -79,7 +80,10 @@
 // it through gossip or the DHT, and receives their cards by adp.advertise.
 // A discovery with scope "network" asks the known directory peers and the
 // DHT's tag providers and merges their answers with the local ranking,
-// marking federated results with origin_service and received_at.
+// marking federated results with origin_service and received_at. The node
+// does the asking over AITP; package node/discovery checks the
+// directories' results and merges (discovery.FromDirectory,
+// discovery.Merge).
 //
 // # The agent beside the node
 //
@@ -91,15 +95,22 @@
 //
 // # HTTP API
 //
-// The API listens on a loopback address only, refuses requests whose Host
-// is not a loopback name (DNS rebinding) and cross-site browser requests,
-// requires JSON request bodies of at most [MaxAPIBody] bytes, and answers
+// Package node/httpapi serves the API; the node passes itself as its
+// httpapi.Service, and its methods return the sentinel errors of package
+// node/nodeapi (re-exported here as [ErrClosed] and [ErrUnreachable]),
+// never an HTTP status. The API listens on a loopback address only,
+// refuses requests whose Host is not a loopback name (DNS rebinding) and
+// cross-site browser requests, requires JSON request bodies of at most
+// httpapi.MaxAPIBody bytes, and answers
 // errors in the discovery profile's error model {"code", "message",
 // "path"} with the matching HTTP status. Routes: GET and PUT /v1/card, GET
 // /v1/cards, GET /v1/cards/{id}, POST /v1/discover?scope=local|network,
 // POST /v1/describe, POST /v1/invoke, POST /v1/ratings, POST
 // /v1/advertise, GET /v1/peers, GET /v1/status, GET /metrics, GET
 // /healthz and the /.well-known documents.
+//
+// While the API serves, its base URL is in the data directory's api file
+// (httpapi.APIFile).
 //
 // Metrics go to a Prometheus registry of the node's own, never a global
 // one, so any number of nodes can share a process.

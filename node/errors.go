@@ -1,6 +1,11 @@
 package node
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/adpnode/adpnode/node/discovery"
+	"github.com/adpnode/adpnode/node/nodeapi"
+)
 
 var (
 	// ErrInvalidConfig reports a bad configuration value; the message names it.
@@ -12,14 +17,15 @@ var (
 	ErrAlreadyInitialized = errors.New("node: data directory already initialized")
 	// ErrBadIdentity means identity.key is unreadable, not Ed25519 or too open.
 	ErrBadIdentity = errors.New("node: bad identity key")
-	// ErrClosed is returned by calls on a closed node.
-	ErrClosed = errors.New("node: closed")
+	// ErrClosed is returned by calls on a closed node (nodeapi.ErrClosed).
+	ErrClosed = nodeapi.ErrClosed
 	// ErrStarted is returned by a second Start.
 	ErrStarted = errors.New("node: already started")
 	// ErrNoTool means a tool call named a tool no agent serves.
 	ErrNoTool = errors.New("node: no agent serves this tool")
-	// ErrUnreachable wraps a failure to reach a remote agent.
-	ErrUnreachable = errors.New("node: agent unreachable")
-	// ErrBadScope is an unknown discovery scope.
-	ErrBadScope = errors.New("node: scope must be local or network")
+	// ErrUnreachable wraps a failure to reach a remote agent
+	// (nodeapi.ErrUnreachable).
+	ErrUnreachable = nodeapi.ErrUnreachable
+	// ErrBadScope is an unknown discovery scope (discovery.ErrBadScope).
+	ErrBadScope = discovery.ErrBadScope
 )

@@ -3,8 +3,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
+	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
@@ -20,11 +19,15 @@ import (
 const (
 	networkDiscoverTimeout = 5 * time.Second
 	tagLookupTimeout       = 2 * time.Second // DHT provider lookups of one request
-	maxFederatedTags       = 8               // DHT tag lookups per request
 	maxTagProviders        = 20              // providers asked per tag
 	maxProviderFetches     = 32              // cards fetched from providers per request
 	fetchConcurrency       = 8
-	maxDirectoriesAsked    = 8
+)
+
+// Discovery scopes, for the metrics and the local adp.discover answer.
+const (
+	scopeLocal   = discovery.ScopeLocal
+	scopeNetwork = discovery.ScopeNetwork
 )
 
 // Discover ranks agents for req. Scope "local" (or "") ranks the cards
@@ -46,18 +49,12 @@ func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope str
 	case scopeNetwork:
 		resp, err = n.discoverNetwork(ctx, req)
 	default:
-		return nil, fmt.Errorf("%w: %q", ErrBadScope, scope)
+		return nil, fmt.Errorf("%w: %q", discovery.ErrBadScope, scope)
 	}
 	if err == nil {
 		n.metrics.observeDiscover(scope, time.Since(start))
 	}
 	return resp, err
-}
-
-// federated is a result from a directory with its provenance.
-type federated struct {
-	result adp.DiscoverResult
-	card   *adp.Card // verified full card
 }
 
 func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
@@ -66,7 +63,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 
 	var (
 		mu       sync.Mutex
-		remote   = map[string]federated{}
+		remote   = map[string]discovery.Federated{}
 		warnings []string
 		wg       sync.WaitGroup
 	)
@@ -77,7 +74,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	}
 	asked := 0
 	for p, dirID := range dirs {
-		if asked == maxDirectoriesAsked {
+		if asked == discovery.MaxDirectoriesAsked {
 			break
 		}
 		asked++
@@ -92,9 +89,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 				return
 			}
 			for _, f := range got {
-				if old, ok := remote[f.result.ID]; !ok || f.result.Score > old.result.Score {
-					remote[f.result.ID] = f
-				}
+				discovery.Keep(remote, f)
 			}
 		}()
 	}
@@ -111,8 +106,8 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	// store's feed to index them, so the local ranking sees them too.
 	var fresh []*adp.Card
 	for _, f := range remote {
-		if n.keep(ctx, f.card, intake.From{Source: store.SourceImport, Origin: f.result.OriginService, GapsOnly: true}) {
-			fresh = append(fresh, f.card)
+		if n.keep(ctx, f.Card, intake.From{Source: store.SourceImport, Origin: f.Result.OriginService, GapsOnly: true}) {
+			fresh = append(fresh, f.Card)
 		}
 	}
 	n.awaitIndexed(ctx, fresh...)
@@ -120,12 +115,12 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	return mergeResults(local, remote, req, warnings), nil
+	return discovery.Merge(local, remote, req, warnings), nil
 }
 
 // askDirectory sends req to a directory peer, asking for full signed cards
 // so that each result can be verified, and returns the verified results.
-func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *adp.DiscoverRequest) ([]federated, error) {
+func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *adp.DiscoverRequest) ([]discovery.Federated, error) {
 	q := *req
 	q.Detail = adp.DetailFull
 	resp, err := service.Discover(ctx, n.client, p, &q)
@@ -133,36 +128,16 @@ func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *a
 		return nil, wrapUnreachable(err)
 	}
 	received := time.Now().UTC().Format(time.RFC3339Nano)
-	limit := min(len(resp.Results), adp.MaxDiscoverLimit)
-	out := make([]federated, 0, limit)
-	for _, r := range resp.Results[:limit] {
-		c, err := n.intake.Checker().Check(r.AgentCard, "")
-		if err != nil || c.ID != r.ID || c.ID == n.agentID {
-			n.log.Debug("directory result refused", "peer", p, "agent", r.ID, "err", err)
-			continue
-		}
-		r.ID, r.Name, r.Status = c.ID, c.Name, c.Status
-		if r.Score < 0 || r.Score > 1 {
-			continue
-		}
-		r.OriginService, r.ReceivedAt = dirID, received
-		out = append(out, federated{result: r, card: c})
-	}
-	return out, nil
+	check := func(raw []byte) (*adp.Card, error) { return n.intake.Checker().Check(raw, "") }
+	return discovery.FromDirectory(resp, dirID, n.agentID, received, check, func(id string, err error) {
+		n.log.Debug("directory result refused", "peer", p, "agent", id, "err", err)
+	}), nil
 }
 
 // fetchTagProviders finds the DHT providers of the request's tags and
 // fetches, verifies and stores the cards of those this node does not hold.
 func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) {
-	var tags []string
-	for _, list := range [][]string{req.RequiredTags, req.Tags, req.PreferredTags} {
-		for _, t := range list {
-			t = strings.TrimSuffix(t, "/*")
-			if t != "" && !slices.Contains(tags, t) && len(tags) < maxFederatedTags {
-				tags = append(tags, t)
-			}
-		}
-	}
+	tags := discovery.ProviderTags(req)
 	seen := map[peer.ID]bool{n.self: true}
 	var todo []peer.AddrInfo
 	for _, tag := range tags {
@@ -201,62 +176,4 @@ func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) 
 		}()
 	}
 	wg.Wait()
-}
-
-// mergeResults merges the local ranking with the directories' results by
-// agent id, keeping the best score and the directory's provenance, sorted
-// by score and cut to the request's limit. Directory results are reduced
-// to the requested detail.
-func mergeResults(local *adp.DiscoverResponse, remote map[string]federated, req *adp.DiscoverRequest, warnings []string) *adp.DiscoverResponse {
-	detail := req.Detail
-	if detail == "" {
-		detail = adp.DetailSummary
-	}
-	byID := make(map[string]adp.DiscoverResult, len(local.Results)+len(remote))
-	for _, r := range local.Results {
-		byID[r.ID] = r
-	}
-	for id, f := range remote {
-		r := f.result
-		if cur, ok := byID[id]; ok && cur.Score >= r.Score {
-			cur.OriginService, cur.ReceivedAt = r.OriginService, r.ReceivedAt
-			byID[id] = cur
-			continue
-		}
-		if card, err := cardAtDetail(f.card, detail); err == nil {
-			r.AgentCard = card
-			r.Redacted = detail != adp.DetailFull
-		}
-		if detail == adp.DetailMinimal {
-			r.Description = ""
-		}
-		if !req.IncludeEvidence {
-			r.ScoreComponents, r.Weights, r.MatchedExamples = nil, nil, nil
-		}
-		byID[id] = r
-	}
-	results := make([]adp.DiscoverResult, 0, len(byID))
-	for _, r := range byID {
-		results = append(results, r)
-	}
-	slices.SortFunc(results, func(a, b adp.DiscoverResult) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	limit := req.Limit
-	if limit <= 0 {
-		limit = adp.DefaultDiscoverLimit
-	}
-	if len(results) > limit {
-		results = results[:limit]
-	}
-	out := *local
-	out.Results = results
-	out.Warnings = append(slices.Clone(local.Warnings), warnings...)
-	return &out
 }

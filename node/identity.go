@@ -15,13 +15,8 @@ const (
 	identityFile = "identity.key" // libp2p MarshalPrivateKey bytes, mode 0600
 	cardFile     = "card.json"    // the signed card
 	storeDir     = "store"        // Badger
-	apiFile      = "api"          // the HTTP API base URL while running
 	maxKeyFile   = 4096
 )
-
-// APIFile returns the path of the file holding a running node's HTTP API
-// base URL inside dataDir.
-func APIFile(dataDir string) string { return filepath.Join(dataDir, apiFile) }
 
 // createIdentity writes a fresh Ed25519 key to dataDir/identity.key,
 // refusing to overwrite an existing one.

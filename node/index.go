@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/store"
 )
@@ -17,8 +18,8 @@ const feedBuffer = 256
 // (pushSignals), never pulled: a Search reads no store, and the index
 // knows the exact contribution of reputation, availability and rating
 // for every agent without signals, which bounds their scores for pruning.
-func (n *Node) newIndex() (*Discovery, error) {
-	return NewDiscovery(WithDiscoveryLogger(n.log), WithScoring(scoring.WithTags(n.cfg.Tags)))
+func (n *Node) newIndex() (*discovery.Discovery, error) {
+	return discovery.New(discovery.WithLogger(n.log), discovery.WithScoring(scoring.WithTags(n.cfg.Tags)))
 }
 
 // currentSignals returns the ranking signals of agentID: the store's

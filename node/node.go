@@ -18,11 +18,14 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/node/discovery"
+	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/store"
 )
@@ -50,7 +53,7 @@ type Node struct {
 	client *aitp.Client
 	dht    *dht.DHT
 	gossip *gossip.Gossip
-	index  *Discovery
+	index  *discovery.Discovery
 	agent  *httpAgent
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
@@ -297,16 +300,9 @@ func (n *Node) serveAPI() error {
 		return fmt.Errorf("node: api listen: %w", err)
 	}
 	url := "http://" + ln.Addr().String()
-	srv := &http.Server{
-		Handler:           newAPIHandler(n),
-		ReadHeaderTimeout: apiReadHeaderTimeout,
-		ReadTimeout:       apiReadTimeout,
-		IdleTimeout:       apiIdleTimeout,
-		MaxHeaderBytes:    apiMaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(n.log.Handler(), slog.LevelDebug),
-		BaseContext:       func(net.Listener) context.Context { return n.ctx },
-	}
-	if err := writeFileAtomic(APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
+	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
+		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})))
+	if err := writeFileAtomic(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
 		return fmt.Errorf("node: write api file: %w", err)
 	}
@@ -355,7 +351,7 @@ func (n *Node) Close() error {
 				errs = append(errs, fmt.Errorf("node: api shutdown: %w", err), srv.Close())
 			}
 			cancel()
-			if err := os.Remove(APIFile(n.cfg.DataDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := os.Remove(httpapi.APIFile(n.cfg.DataDir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/adpnode/adpnode/internal/poll"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func TestInit(t *testing.T) {
@@ -84,7 +85,7 @@ func TestStartCloseNoLeak(t *testing.T) {
 		if err := n.Start(context.Background()); !errors.Is(err, node.ErrStarted) {
 			t.Fatalf("second Start: %v", err)
 		}
-		apiURL, err := os.ReadFile(node.APIFile(dir))
+		apiURL, err := os.ReadFile(httpapi.APIFile(dir))
 		if err != nil || strings.TrimSpace(string(apiURL)) != n.APIURL() || !strings.HasPrefix(n.APIURL(), "http://127.0.0.1:") {
 			t.Fatalf("api file %q (%v), APIURL %q", apiURL, err, n.APIURL())
 		}
@@ -97,7 +98,7 @@ func TestStartCloseNoLeak(t *testing.T) {
 		if err := n.Close(); err != nil {
 			t.Fatalf("second Close: %v", err)
 		}
-		if _, err := os.Stat(node.APIFile(dir)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(httpapi.APIFile(dir)); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("api file left after Close: %v", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
@@ -23,7 +24,7 @@ func importTwins(t *testing.T, n *node.Node, kx, ky byte) (string, string) {
 	t.Helper()
 	var ids []string
 	for _, k := range []byte{kx, ky} {
-		c := discoCard(t, k, twinCard)
+		c := cardtest.Card(t, k, twinCard)
 		if _, err := n.ImportCard(context.Background(), c); err != nil {
 			t.Fatalf("import: %v", err)
 		}

@@ -5,20 +5,11 @@ import (
 	"strings"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/nodeapi"
 )
 
 // Status is the node's summary (GET /v1/status).
-type Status struct {
-	AgentID   string   `json:"agent_id"`
-	PeerID    string   `json:"peer_id"`
-	Name      string   `json:"name"`
-	Addrs     []string `json:"addrs"` // full multiaddrs ending in /p2p/<peer id>
-	Peers     int      `json:"peers"`
-	Cards     int      `json:"cards"`
-	Directory bool     `json:"directory"`
-	APIURL    string   `json:"api_url,omitempty"`
-	Seq       uint64   `json:"seq"`
-}
+type Status = nodeapi.Status
 
 // Status returns the node's summary.
 func (n *Node) Status() Status {
@@ -38,12 +29,7 @@ func (n *Node) Status() Status {
 }
 
 // PeerInfo describes a connected peer (GET /v1/peers).
-type PeerInfo struct {
-	PeerID    string   `json:"peer_id"`
-	AgentID   string   `json:"agent_id"`
-	Addrs     []string `json:"addrs"`
-	Directory bool     `json:"directory"`
-}
+type PeerInfo = nodeapi.PeerInfo
 
 // PeerInfos returns the connected peers, sorted by peer id.
 func (n *Node) PeerInfos() []PeerInfo {

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // runArgs builds node i's `adpnode run` command line.
@@ -81,7 +82,7 @@ func (t *Testnet) launch(i int) error {
 	bin, env := t.m.Binary, t.m.Env
 	t.mu.Unlock()
 	// A node killed hard leaves its api file behind; never read a stale one.
-	_ = os.Remove(filepath.Join(n.DataDir, apiFileName))
+	_ = os.Remove(httpapi.APIFile(n.DataDir))
 	pid, err := launch(bin, args, env, n.Log)
 	if err != nil {
 		return fmt.Errorf("node %d: %w", i, err)

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // startFake launches a shell that names dataDir on its command line and
@@ -221,11 +223,11 @@ func TestReadAPIFileAcceptsLoopbackOnly(t *testing.T) {
 	if readAPIFile(dir) != "" {
 		t.Error("no file, want empty")
 	}
-	os.WriteFile(filepath.Join(dir, apiFileName), []byte("http://127.0.0.1:4001/\n"), 0o600)
+	os.WriteFile(httpapi.APIFile(dir), []byte("http://127.0.0.1:4001/\n"), 0o600)
 	if got := readAPIFile(dir); got != "http://127.0.0.1:4001" {
 		t.Errorf("got %q", got)
 	}
-	os.WriteFile(filepath.Join(dir, apiFileName), []byte("http://evil.example:80\n"), 0o600)
+	os.WriteFile(httpapi.APIFile(dir), []byte("http://evil.example:80\n"), 0o600)
 	if got := readAPIFile(dir); got != "" {
 		t.Errorf("non-loopback API accepted: %q", got)
 	}

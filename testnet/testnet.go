@@ -130,13 +130,13 @@ func (t *Testnet) APIURL(i int) (string, error) {
 // API sends an HTTP request to node i's API: method, path (with query, for
 // example "/v1/discover?scope=network"), an optional JSON body, and decodes
 // the JSON answer into out (a *json.RawMessage keeps it as it is). Error
-// answers come back as *APIError.
+// answers come back as *httpapi.Error, matching ErrAPI.
 func (t *Testnet) API(ctx context.Context, i int, method, path string, body, out any) error {
 	base, err := t.APIURL(i)
 	if err != nil {
 		return err
 	}
-	return t.api.do(ctx, method, base+path, body, out)
+	return t.api.do(ctx, base, method, path, body, out)
 }
 
 // Discover runs a discovery on node i; scope is "local" or "network" ("":

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newAdvertiseCmd() *cobra.Command {
@@ -17,16 +19,14 @@ func newAdvertiseCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/advertise", map[string]string{"agent": args[0]})
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/advertise", map[string]string{"agent": args[0]})
 			if err != nil {
 				return err
 			}
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Stored bool `json:"stored"`
-			}
+			var out httpapi.AdvertiseResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

@@ -2,26 +2,16 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/adp/tag"
-	"github.com/adpnode/adpnode/node"
-	"github.com/adpnode/adpnode/scoring"
-	"github.com/adpnode/adpnode/scoring/eval"
-	"github.com/adpnode/adpnode/scoring/index"
-	"github.com/adpnode/adpnode/scoring/synthetic"
+	"github.com/adpnode/adpnode/node/discovery/bench"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -89,70 +79,17 @@ tag-only, text-only and mixed queries, beside a naive scan over the same corpus.
 	return cmd
 }
 
-// benchQuery is one line of a queries file.
-type benchQuery struct {
-	ID      string          `json:"id"`
-	Request json.RawMessage `json:"request"`
-}
-
-// rankerOptions returns the scoring options of a run: the defaults, or
-// the plain BM25 baseline (equal field weights, no stemming, no relevance
-// floor, the semantic factor alone).
-func rankerOptions(o benchDiscoverOpts) []scoring.Option {
-	opts := []scoring.Option{scoring.WithTags(tag.Default())}
-	if o.baseline {
-		opts = append(opts,
-			scoring.WithWeights(scoring.Weights{Semantic: 1}),
-			scoring.WithFieldWeights(scoring.FieldWeights{Name: 1, Skills: 1, Description: 1, Tools: 1, Schema: 1}),
-			scoring.WithStemming(false),
-			scoring.WithRelevanceFloor(0))
-	}
-	if o.floor >= 0 {
-		opts = append(opts, scoring.WithRelevanceFloor(o.floor))
-	}
-	return opts
-}
-
-func openLines(path string, fn func(n int, line []byte) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4*adp.MaxCardSize)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		if len(strings.TrimSpace(string(line))) == 0 {
-			continue
-		}
-		if err := fn(n, line); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+// rankerOptions returns the ranker of a run.
+func rankerOptions(o benchDiscoverOpts) bench.Options {
+	return bench.Options{Baseline: o.baseline, RelevanceFloor: o.floor}
 }
 
 func benchFiles(out io.Writer, o benchDiscoverOpts) error {
-	idx, err := index.New(rankerOptions(o)...)
+	corpus, err := bench.LoadCards(o.cards, rankerOptions(o))
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	err = openLines(o.cards, func(_ int, line []byte) error {
-		c, err := adp.ParseCard(line)
-		if err != nil {
-			return err
-		}
-		return idx.Upsert(node.DocFromCard(c, time.Time{}, time.Time{}))
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "cards: %d indexed in %v\n", idx.Len(), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "cards: %d indexed in %v\n", corpus.Len(), corpus.Took.Round(time.Millisecond))
 
 	var run io.Writer = io.Discard
 	if o.run != "" {
@@ -165,54 +102,18 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 		defer bw.Flush()
 		run = bw
 	}
-	runs := make(map[string][]string)
-	var lat []time.Duration
-	now := time.Now()
-	err = openLines(o.queries, func(_ int, line []byte) error {
-		var bq benchQuery
-		if err := json.Unmarshal(line, &bq); err != nil {
-			return err
-		}
-		if bq.ID == "" || strings.ContainsAny(bq.ID, " \t\n") {
-			return fmt.Errorf("query id %q is empty or has white space", bq.ID)
-		}
-		req, err := adp.ParseDiscoverRequest(bq.Request)
-		if err != nil {
-			return err
-		}
-		q, _ := node.QueryFromRequest(req)
-		q.Limit = max(q.Limit, o.depth)
-		if o.baseline {
-			q.MinScore = 0 // rank everything a term matches
-		}
-		t := time.Now()
-		res := idx.Search(q, nil, now)
-		lat = append(lat, time.Since(t))
-		ids := make([]string, len(res.Hits))
-		scores := make([]float64, len(res.Hits))
-		for i, h := range res.Hits {
-			ids[i], scores[i] = h.ID, h.Score
-		}
-		runs[bq.ID] = ids
-		return eval.WriteRun(run, bq.ID, ids, scores, o.tag)
-	})
+	r, err := corpus.Rank(o.queries, o.depth, run, o.tag)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "queries: %d, discover p50 %v p99 %v\n", len(runs), eval.Percentile(lat, 50), eval.Percentile(lat, 99))
+	fmt.Fprintf(out, "queries: %d, discover p50 %v p99 %v\n", len(r.Runs), r.P50, r.P99)
 	if o.qrels == "" {
 		return nil
 	}
-	f, err := os.Open(o.qrels)
+	m, err := bench.Evaluate(r.Runs, o.qrels)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	qrels, err := eval.ReadQrels(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.qrels, err)
-	}
-	m := eval.Evaluate(runs, qrels)
 	mode := "full ranker"
 	if o.baseline {
 		mode = "BM25 baseline"
@@ -221,178 +122,64 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 	return nil
 }
 
-func heapAlloc() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-// latencies are wall-clock percentiles and, where the OS tells, the
-// percentiles of the CPU time the measuring thread spent, which other
-// processes on a loaded machine do not inflate.
-type latencies struct{ p50, p99, cpu50, cpu99 time.Duration }
-
-func measure(n int, fn func(i int)) latencies {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	for i := range min(n, 10) { // warm-up
-		fn(i)
-	}
-	d := make([]time.Duration, n)
-	cpu := make([]time.Duration, 0, n)
-	for i := range n {
-		c0 := eval.ThreadCPU()
-		t := time.Now()
-		fn(i)
-		d[i] = time.Since(t)
-		if c1 := eval.ThreadCPU(); c0 >= 0 && c1 >= 0 {
-			cpu = append(cpu, c1-c0)
-		}
-	}
-	return latencies{eval.Percentile(d, 50), eval.Percentile(d, 99), eval.Percentile(cpu, 50), eval.Percentile(cpu, 99)}
-}
-
 func benchSynthetic(out io.Writer, o benchDiscoverOpts) error {
 	n := o.synthetic
-	g := synthetic.New(o.seed)
-	now := g.Now()
-	fmt.Fprintf(out, "synthetic corpus: %d agents, seed %d, GOMAXPROCS %d, %s\n", n, o.seed, runtime.GOMAXPROCS(0), loadAvg())
+	s := bench.NewSynthetic(n, o.seed, rankerOptions(o))
+	fmt.Fprintf(out, "synthetic corpus: %d agents, seed %d, GOMAXPROCS %d, %s\n", n, o.seed, runtime.GOMAXPROCS(0), bench.LoadAvg())
 
-	ups := make([]time.Duration, n)
-	upsCPU := make([]time.Duration, 0, n/100+1) // every 100th upsert, thread CPU time
-	before := heapAlloc()
-	idx, err := index.New(rankerOptions(o)...)
+	b, err := s.Build()
 	if err != nil {
 		return err
 	}
-	runtime.LockOSThread()
-	start := time.Now()
-	for i := range n {
-		d := g.Doc(i)
-		var c0 time.Duration
-		if i%100 == 0 {
-			c0 = eval.ThreadCPU()
-		}
-		t := time.Now()
-		if err := idx.Upsert(d); err != nil {
-			return err
-		}
-		ups[i] = time.Since(t)
-		if i%100 == 0 {
-			if c1 := eval.ThreadCPU(); c0 >= 0 && c1 >= 0 {
-				upsCPU = append(upsCPU, c1-c0)
-			}
-		}
-	}
-	build := time.Since(start)
-	runtime.UnlockOSThread()
-	after := heapAlloc()
-	withSignals := 0
-	for i := range n { // this node's interaction records, a small share of the agents
-		id := g.ID(i)
-		if sig := g.Signals(id); sig != (scoring.Signals{}) {
-			idx.SetSignals(id, sig)
-			withSignals++
-		}
-	}
-	var sum time.Duration
-	for _, u := range ups {
-		sum += u
-	}
-	st := idx.Stats()
 	fmt.Fprintf(out, "index build: %v (corpus generation included); upsert mean %.2f µs, p50 %v, p99 %v (cpu p50 %v p99 %v, every 100th)\n",
-		build.Round(time.Millisecond), float64(sum.Nanoseconds())/float64(n)/1e3, eval.Percentile(ups, 50), eval.Percentile(ups, 99),
-		eval.Percentile(upsCPU, 50), eval.Percentile(upsCPU, 99))
-	fmt.Fprintf(out, "signals: %d agents with interaction records, pushed into the index\n", withSignals)
+		b.Took.Round(time.Millisecond), b.UpsertMeanMicros, b.UpsertP50, b.UpsertP99, b.UpsertCPU50, b.UpsertCPU99)
+	fmt.Fprintf(out, "signals: %d agents with interaction records, pushed into the index\n", b.WithSignals)
 	fmt.Fprintf(out, "index memory: %.0f B/card (heap after GC: %.1f MiB for %d cards); %d terms, %d postings, %d example postings, %d tag postings\n",
-		float64(after-before)/float64(n), float64(after-before)/(1<<20), n, st.Terms, st.Postings, st.ExamplePostings, st.TagPostings)
+		float64(b.HeapBytes)/float64(n), float64(b.HeapBytes)/(1<<20), n, b.Terms, b.Postings, b.ExamplePostings, b.TagPostings)
 
-	kinds := []synthetic.Kind{synthetic.TagOnly, synthetic.TextOnly, synthetic.Mixed}
-	indexLat := make(map[synthetic.Kind]latencies)
-	indexTop := make(map[synthetic.Kind][][]string)
-	stop, err := startCPUProfile(o.cpuProfile)
+	fams, err := measureIndex(s, o)
 	if err != nil {
 		return err
 	}
-	for _, k := range kinds {
-		tops := make([][]string, o.naivePerKind)
-		indexLat[k] = measure(o.perKind, func(i int) {
-			res := idx.Search(g.Query(k, i), nil, now)
-			if i < len(tops) {
-				tops[i] = hitIDs(res.Hits)
-			}
-		})
-		indexTop[k] = tops
-	}
-	if err := stop(); err != nil {
-		return err
-	}
-	ups = nil
 	if !o.naive {
-		for _, k := range kinds {
-			il := indexLat[k]
-			fmt.Fprintf(out, "%-10s index p50 %v p99 %v (cpu p50 %v p99 %v)\n", k, il.p50, il.p99, il.cpu50, il.cpu99)
+		for _, f := range fams {
+			il := f.Index
+			fmt.Fprintf(out, "%-10s index p50 %v p99 %v (cpu p50 %v p99 %v)\n", f.Name, il.P50, il.P99, il.CPU50, il.CPU99)
 		}
 		return nil
 	}
-	idx = nil
-	runtime.GC()
-	nv, err := scoring.NewNaive(rankerOptions(o)...)
+	nv, err := s.CompareNaive(o.naivePerKind, fams)
 	if err != nil {
 		return err
 	}
-	start = time.Now()
-	for i := range n {
-		d := g.Doc(i)
-		if err := nv.Upsert(d); err != nil {
-			return err
-		}
-		if sig := g.Signals(d.ID); sig != (scoring.Signals{}) {
-			nv.SetSignals(d.ID, sig)
-		}
-	}
-	fmt.Fprintf(out, "naive build: %v\n", time.Since(start).Round(time.Millisecond))
-	agree, compared := 0, 0
+	fmt.Fprintf(out, "naive build: %v\n", nv.Took.Round(time.Millisecond))
 	fmt.Fprintf(out, "%-10s %12s %12s %12s %12s %9s %9s | %12s %12s %12s %12s %9s %9s\n", "queries", "index p50", "index p99", "naive p50", "naive p99", "x p50", "x p99",
 		"cpu idx p50", "cpu idx p99", "cpu nv p50", "cpu nv p99", "x p50", "x p99")
-	for _, k := range kinds {
-		tops := indexTop[k]
-		nl := measure(o.naivePerKind, func(i int) { nv.Search(g.Query(k, i), nil, now) })
-		for i, top := range tops {
-			compared++
-			if slices.Equal(hitIDs(nv.Search(g.Query(k, i), nil, now).Hits), top) {
-				agree++
-			}
-		}
-		il := indexLat[k]
-		fmt.Fprintf(out, "%-10s %12v %12v %12v %12v %8.1fx %8.1fx | %12v %12v %12v %12v %8.1fx %8.1fx\n", k,
-			il.p50, il.p99, nl.p50, nl.p99, ratio(nl.p50, il.p50), ratio(nl.p99, il.p99),
-			il.cpu50, il.cpu99, nl.cpu50, nl.cpu99, ratio(nl.cpu50, il.cpu50), ratio(nl.cpu99, il.cpu99))
+	for _, f := range fams {
+		il, nl := f.Index, f.Naive
+		fmt.Fprintf(out, "%-10s %12v %12v %12v %12v %8.1fx %8.1fx | %12v %12v %12v %12v %8.1fx %8.1fx\n", f.Name,
+			il.P50, il.P99, nl.P50, nl.P99, ratio(nl.P50, il.P50), ratio(nl.P99, il.P99),
+			il.CPU50, il.CPU99, nl.CPU50, nl.CPU99, ratio(nl.CPU50, il.CPU50), ratio(nl.CPU99, il.CPU99))
 	}
-	fmt.Fprintf(out, "top-10 agreement index vs naive: %d/%d queries\n", agree, compared)
+	fmt.Fprintf(out, "top-10 agreement index vs naive: %d/%d queries\n", nv.Agree, nv.Compared)
 	return nil
 }
 
-// startCPUProfile starts a CPU profile written to path (none when path is
-// empty) and returns the function that stops it.
-func startCPUProfile(path string) (func() error, error) {
-	if path == "" {
-		return func() error { return nil }, nil
+// measureIndex measures the index's query families, under a CPU profile
+// written to --cpuprofile when it is set.
+func measureIndex(s *bench.Synthetic, o benchDiscoverOpts) ([]bench.Family, error) {
+	if o.cpuProfile == "" {
+		return s.MeasureIndex(o.perKind, o.naivePerKind, nil)
 	}
-	f, err := os.Create(path)
+	f, err := os.Create(o.cpuProfile)
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
+	fams, err := s.MeasureIndex(o.perKind, o.naivePerKind, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return f.Close()
-	}, nil
+	return fams, err
 }
 
 func ratio(a, b time.Duration) float64 {
@@ -400,25 +187,4 @@ func ratio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
-}
-
-func hitIDs(hs []scoring.Hit) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.ID
-	}
-	return out
-}
-
-// loadAvg reports the machine load, which matters on a shared machine.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "load unknown"
-	}
-	return "load " + strings.Join(f[:3], " ")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/internal/termtext"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // newCardAPICmds returns the `card show`, `card set` and `card list`
@@ -25,7 +26,7 @@ func newCardAPICmds() []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/card", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/card", nil)
 			if err != nil {
 				return err
 			}
@@ -54,7 +55,7 @@ func newCardAPICmds() []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "PUT", "/v1/card", json.RawMessage(body))
+			raw, err := c.Do(cmd.Context(), "PUT", "/v1/card", json.RawMessage(body))
 			if err != nil {
 				return err
 			}
@@ -81,22 +82,14 @@ func newCardListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/cards", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/cards", nil)
 			if err != nil {
 				return err
 			}
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Count int `json:"count"`
-				Cards []struct {
-					ID     string `json:"id"`
-					Name   string `json:"name"`
-					Source string `json:"source"`
-					Stale  bool   `json:"stale"`
-				} `json:"cards"`
-			}
+			var out httpapi.CardList
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}
@@ -107,7 +100,7 @@ func newCardListCmd() *cobra.Command {
 				if c.Stale {
 					fresh = "stale"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termtext.Escape(c.Name), termtext.Escape(c.Source), fresh, termtext.Escape(c.ID))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termtext.Escape(c.Name), termtext.Escape(string(c.Source)), fresh, termtext.Escape(c.ID))
 			}
 			fmt.Fprintf(w, "%d cards\n", out.Count)
 			return w.Flush()

@@ -24,7 +24,7 @@ func newDescribeCmd() *cobra.Command {
 			if len(fields) > 0 {
 				in["fields"] = fields
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/describe", in)
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/describe", in)
 			if err != nil {
 				return err
 			}

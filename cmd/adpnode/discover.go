@@ -12,7 +12,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/termtext"
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/discovery"
 )
 
 func newDiscoverCmd() *cobra.Command {
@@ -53,7 +53,7 @@ func newDiscoverCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/discover?scope="+url.QueryEscape(scope), req)
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/discover?scope="+url.QueryEscape(scope), req)
 			if err != nil {
 				return err
 			}
@@ -112,9 +112,9 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 }
 
 // redactedWarning begins the warning the node adds to every answer whose
-// detail is not "full" (node.RedactionWarning). Table output never shows
+// detail is not "full" (discovery.RedactionWarning). Table output never shows
 // the cards, so it is noise there; --json keeps it.
-const redactedWarning = node.RedactionWarning
+const redactedWarning = discovery.RedactionWarning
 
 // printWarnings writes a discovery's warnings to w (stderr), one per
 // line, leaving out the redaction notice.

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/internal/termtext"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newInvokeCmd() *cobra.Command {
@@ -49,18 +47,16 @@ func newInvokeCmd() *cobra.Command {
 			}
 			if stream {
 				in["stream"] = true
-				return c.stream(cmd.Context(), in, cmd.OutOrStdout())
+				return invokeStream(cmd.Context(), c, in, cmd.OutOrStdout())
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/invoke", in)
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/invoke", in)
 			if err != nil {
 				return err
 			}
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Body json.RawMessage `json:"body"`
-			}
+			var out httpapi.InvokeResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}
@@ -73,45 +69,11 @@ func newInvokeCmd() *cobra.Command {
 	return cmd
 }
 
-// stream posts an invoke with stream true and copies each NDJSON line to
+// invokeStream posts an invoke with stream true and copies each NDJSON line to
 // out as it arrives. A final {"error": ...} line becomes the error.
-func (c *apiClient) stream(ctx context.Context, in any, out io.Writer) error {
-	b, err := json.Marshal(in)
-	if err != nil {
+func invokeStream(ctx context.Context, c *httpapi.Client, in any, out io.Writer) error {
+	return c.Stream(ctx, "/v1/invoke", in, func(line []byte) error {
+		_, err := fmt.Fprintf(out, "%s\n", termtext.EscapeJSON(line))
 		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, "POST", c.base+"/v1/invoke", bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("node API unreachable: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxAPIReply))
-		e := &apiError{Status: resp.StatusCode}
-		if json.Unmarshal(raw, e) != nil || e.Code == "" {
-			e.Code, e.Message = "http_error", string(bytes.TrimSpace(raw))
-		}
-		return e
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		var final struct {
-			Error *apiError `json:"error"`
-		}
-		if json.Unmarshal(line, &final) == nil && final.Error != nil && final.Error.Code != "" {
-			final.Error.Status = resp.StatusCode
-			return final.Error
-		}
-		if _, err := fmt.Fprintf(out, "%s\n", termtext.EscapeJSON(line)); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
+	})
 }

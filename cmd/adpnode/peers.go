@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/internal/termtext"
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newPeersCmd() *cobra.Command {
@@ -22,16 +22,14 @@ func newPeersCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/peers", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/peers", nil)
 			if err != nil {
 				return err
 			}
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				Peers []node.PeerInfo `json:"peers"`
-			}
+			var out httpapi.PeersResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 func newRateCmd() *cobra.Command {
@@ -22,17 +24,14 @@ func newRateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "POST", "/v1/ratings", map[string]any{"agent": args[0], "stars": stars})
+			raw, err := c.Do(cmd.Context(), "POST", "/v1/ratings", map[string]any{"agent": args[0], "stars": stars})
 			if err != nil {
 				return err
 			}
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var out struct {
-				RatingCount int     `json:"rating_count"`
-				RatingMean  float64 `json:"rating_mean"`
-			}
+			var out httpapi.RateResponse
 			if err := decodeInto(raw, &out); err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // nodeCLI runs one adpnode command line and returns stdout and stderr.
@@ -46,7 +47,7 @@ func runInBackground(t *testing.T, dir string, extra ...string) (stop func() err
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if _, err := os.Stat(node.APIFile(dir)); err == nil {
+		if _, err := os.Stat(httpapi.APIFile(dir)); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -129,7 +130,7 @@ func TestInitRunAndAPICommands(t *testing.T) {
 		t.Fatalf("invoke --stream: %q %v", out, err)
 	}
 	_, _, err = nodeCLI(t, ctx, "invoke", "--data-dir", dirB, idA, "wordcount", `{}`)
-	var ae *apiError
+	var ae *httpapi.Error
 	if !errors.As(err, &ae) || ae.Status != 400 || ae.Path != "/text" {
 		t.Fatalf("invoke with a bad body: %v", err)
 	}
@@ -179,7 +180,7 @@ func TestInitRunAndAPICommands(t *testing.T) {
 	if err := stopA(); err != nil {
 		t.Fatalf("run returned %v", err)
 	}
-	if _, err := os.Stat(node.APIFile(dirA)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(httpapi.APIFile(dirA)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("api file after shutdown: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/internal/termtext"
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/nodeapi"
 )
 
 func newStatusCmd() *cobra.Command {
@@ -21,14 +21,14 @@ func newStatusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := c.do(cmd.Context(), "GET", "/v1/status", nil)
+			raw, err := c.Do(cmd.Context(), "GET", "/v1/status", nil)
 			if err != nil {
 				return err
 			}
 			if af.json {
 				return printJSON(cmd.OutOrStdout(), raw)
 			}
-			var st node.Status
+			var st nodeapi.Status
 			if err := decodeInto(raw, &st); err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package node
+package httpapi
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 	"github.com/adpnode/adpnode/store"
 )
 
-// api holds the HTTP handlers. Each decodes, calls one Node method and
-// encodes; the logic lives in the Node.
-type api struct{ n *Node }
+// api holds the HTTP handlers. Each decodes, calls one Service method
+// and encodes; the logic lives in the service.
+type api struct{ n Service }
 
 func (a *api) getCard(w http.ResponseWriter, r *http.Request) {
 	writeAPIRaw(w, http.StatusOK, "application/json", a.n.Card().Raw())
@@ -44,20 +44,8 @@ func (a *api) putCard(w http.ResponseWriter, r *http.Request) {
 	writeAPIRaw(w, http.StatusOK, "application/json", c.Raw())
 }
 
-// cardView is a held card with its provenance and freshness.
-type cardView struct {
-	ID         string          `json:"id"`
-	Name       string          `json:"name"`
-	AgentCard  json.RawMessage `json:"agent_card"`
-	Source     store.Source    `json:"source"`
-	Origin     string          `json:"origin,omitempty"`
-	ReceivedAt string          `json:"received_at"`
-	ExpiresAt  string          `json:"expires_at,omitempty"`
-	Stale      bool            `json:"stale"`
-}
-
-func viewRecord(rec *store.Record, now time.Time) cardView {
-	v := cardView{
+func viewRecord(rec *store.Record, now time.Time) CardView {
+	v := CardView{
 		ID: rec.Card.ID, Name: rec.Card.Name, AgentCard: rec.Card.Raw(),
 		Source: rec.Source, Origin: rec.Origin,
 		ReceivedAt: rec.ReceivedAt.UTC().Format(time.RFC3339Nano), Stale: rec.Stale(now),
@@ -88,10 +76,7 @@ func (a *api) listCards(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now()
-	out := struct {
-		Count int        `json:"count"` // all held cards
-		Cards []cardView `json:"cards"` // this page, in agent id order
-	}{Count: len(recs), Cards: []cardView{}}
+	out := CardList{Count: len(recs), Cards: []CardView{}}
 	for i := offset; i < len(recs) && len(out.Cards) < limit; i++ {
 		out.Cards = append(out.Cards, viewRecord(recs[i], now))
 	}
@@ -154,10 +139,7 @@ func (a *api) discover(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) describe(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Agent  string   `json:"agent"`
-		Fields []string `json:"fields"`
-	}
+	var in DescribeRequest
 	if err := decodeJSON(r, &in); err != nil {
 		writeAPIError(w, err)
 		return
@@ -176,17 +158,8 @@ func (a *api) describe(w http.ResponseWriter, r *http.Request) {
 	writeAPIRaw(w, http.StatusOK, "application/json", out)
 }
 
-// invokeRequest is the body of POST /v1/invoke.
-type invokeRequest struct {
-	Agent     string          `json:"agent"`
-	Method    string          `json:"method"`
-	Body      json.RawMessage `json:"body"`
-	Stream    bool            `json:"stream"`
-	TimeoutMS int             `json:"timeout_ms"`
-}
-
 func (a *api) invoke(w http.ResponseWriter, r *http.Request) {
-	var in invokeRequest
+	var in InvokeRequest
 	if err := decodeJSON(r, &in); err != nil {
 		writeAPIError(w, err)
 		return
@@ -224,20 +197,20 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, map[string]any{
-		"agent": in.Agent, "method": in.Method, "body": res.Body, "latency_ms": float64(res.Latency.Microseconds()) / 1000,
+	writeAPIJSON(w, http.StatusOK, InvokeResponse{
+		Agent: in.Agent, Method: in.Method, Body: res.Body, LatencyMS: float64(res.Latency.Microseconds()) / 1000,
 	})
 }
 
 // invokeStream answers application/x-ndjson, one chunk per line. An error
 // before the first chunk is an ordinary error response; after it, a final
 // line {"error": {...}}.
-func (a *api) invokeStream(ctx context.Context, w http.ResponseWriter, in invokeRequest, body []byte) {
+func (a *api) invokeStream(ctx context.Context, w http.ResponseWriter, in InvokeRequest, body []byte) {
 	started := false
 	flusher, _ := w.(http.Flusher)
 	err := a.n.InvokeStream(ctx, in.Agent, in.Method, body, func(chunk json.RawMessage) error {
 		if !started {
-			w.Header().Set("Content-Type", ndjson)
+			w.Header().Set("Content-Type", NDJSON)
 			w.WriteHeader(http.StatusOK)
 			started = true
 		}
@@ -253,19 +226,16 @@ func (a *api) invokeStream(ctx context.Context, w http.ResponseWriter, in invoke
 	case err != nil && !started:
 		writeAPIError(w, err)
 	case err != nil:
-		b, _ := json.Marshal(map[string]*apiError{"error": toAPIError(err)})
+		b, _ := json.Marshal(map[string]*Error{"error": ErrorOf(err)})
 		w.Write(append(b, '\n'))
 	case !started:
-		w.Header().Set("Content-Type", ndjson)
+		w.Header().Set("Content-Type", NDJSON)
 		w.WriteHeader(http.StatusOK)
 	}
 }
 
 func (a *api) rate(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Agent string `json:"agent"`
-		Stars *int   `json:"stars"`
-	}
+	var in RateRequest
 	if err := decodeJSON(r, &in); err != nil {
 		writeAPIError(w, err)
 		return
@@ -287,13 +257,11 @@ func (a *api) rate(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, map[string]any{"agent": in.Agent, "stars": *in.Stars, "rating_count": stats.RatingCount, "rating_mean": stats.RatingMean})
+	writeAPIJSON(w, http.StatusOK, RateResponse{Agent: in.Agent, Stars: *in.Stars, RatingCount: stats.RatingCount, RatingMean: stats.RatingMean})
 }
 
 func (a *api) advertise(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Agent string `json:"agent"`
-	}
+	var in AdvertiseRequest
 	if err := decodeJSON(r, &in); err != nil {
 		writeAPIError(w, err)
 		return
@@ -309,11 +277,11 @@ func (a *api) advertise(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, map[string]any{"agent": in.Agent, "stored": stored})
+	writeAPIJSON(w, http.StatusOK, AdvertiseResponse{Agent: in.Agent, Stored: stored})
 }
 
 func (a *api) peers(w http.ResponseWriter, r *http.Request) {
-	writeAPIJSON(w, http.StatusOK, map[string]any{"peers": a.n.PeerInfos()})
+	writeAPIJSON(w, http.StatusOK, PeersResponse{Peers: a.n.PeerInfos()})
 }
 
 func (a *api) status(w http.ResponseWriter, r *http.Request) {
@@ -323,10 +291,10 @@ func (a *api) status(w http.ResponseWriter, r *http.Request) {
 func (a *api) wellKnown(doc wellKnownDoc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body, err := doc.render(a.n, r)
-		var ae *apiError
+		var ae *Error
 		if err != nil && !errors.As(err, &ae) {
 			// The card cannot be expressed in this format: the node's fault.
-			err = &apiError{status: http.StatusInternalServerError, Code: codeInternal, Message: "cannot render " + r.URL.Path + ": " + err.Error()}
+			err = &Error{Status: http.StatusInternalServerError, Code: codeInternal, Message: "cannot render " + r.URL.Path + ": " + err.Error()}
 		}
 		if err != nil {
 			writeAPIError(w, err)
@@ -351,76 +319,4 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return raw, nil
-}
-
-// toAPIError maps an error from the node to the error model and an HTTP
-// status.
-func toAPIError(err error) *apiError {
-	var (
-		ae  *apiError
-		ve  *adp.ValidationError
-		re  *aitp.Error
-		mbe *http.MaxBytesError
-	)
-	switch {
-	case errors.As(err, &ae):
-		return ae
-	case errors.As(err, &mbe), errors.Is(err, adp.ErrTooLarge):
-		return &apiError{status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: err.Error()}
-	case errors.As(err, &ve):
-		e := &apiError{status: http.StatusBadRequest, Code: codeInvalidRequest, Message: ve.Error()}
-		if len(ve.Problems) > 0 {
-			e.Path = ve.Problems[0].Path
-		}
-		return e
-	case errors.As(err, &re):
-		return remoteAPIError(re)
-	case errors.Is(err, store.ErrRevoked):
-		return &apiError{status: http.StatusGone, Code: codeNotFound, Message: err.Error()}
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, adp.ErrNotFound):
-		return &apiError{status: http.StatusNotFound, Code: codeNotFound, Message: err.Error()}
-	case errors.Is(err, adp.ErrBadID):
-		return &apiError{status: http.StatusBadRequest, Code: codeInvalidRequest, Path: "/agent", Message: err.Error()}
-	case errors.Is(err, adp.ErrMalformed), errors.Is(err, adp.ErrTooDeep), errors.Is(err, adp.ErrInvalid), errors.Is(err, store.ErrInvalid):
-		return &apiError{status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
-	case errors.Is(err, ErrBadScope):
-		return &apiError{status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &apiError{status: http.StatusGatewayTimeout, Code: codeTimeout, Message: "the network did not answer in time"}
-	case errors.Is(err, ErrClosed), errors.Is(err, store.ErrClosed), errors.Is(err, aitp.ErrClosed):
-		return &apiError{status: http.StatusServiceUnavailable, Code: codeInternal, Message: "node is shutting down"}
-	case errors.Is(err, aitp.ErrCircuitOpen):
-		return &apiError{status: http.StatusServiceUnavailable, Code: codeInternal, Message: err.Error()}
-	case errors.Is(err, ErrUnreachable), errors.Is(err, aitp.ErrConnLost), errors.Is(err, aitp.ErrAborted):
-		return &apiError{status: http.StatusBadGateway, Code: codeInternal, Message: err.Error()}
-	default:
-		return &apiError{status: http.StatusInternalServerError, Code: codeInternal, Message: err.Error()}
-	}
-}
-
-// remoteAPIError maps a remote agent's AITP failure to an HTTP status,
-// keeping its code, message and path.
-func remoteAPIError(re *aitp.Error) *apiError {
-	e := &apiError{Code: re.Code, Message: re.Message, Path: re.Path}
-	switch re.Status {
-	case aitp.StatusInvalidRequest:
-		e.status = http.StatusBadRequest
-	case aitp.StatusUnauthorized:
-		e.status = http.StatusUnauthorized
-		if re.Code == codeForbidden {
-			e.status = http.StatusForbidden
-		}
-	case aitp.StatusNotFound:
-		e.status = http.StatusNotFound
-	case aitp.StatusBusy:
-		e.status = http.StatusTooManyRequests
-	case aitp.StatusTimeout:
-		e.status = http.StatusGatewayTimeout
-	default:
-		e.status = http.StatusBadGateway
-	}
-	if e.Code == "" {
-		e.Code = codeInternal
-	}
-	return e
 }

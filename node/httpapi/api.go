@@ -1,4 +1,4 @@
-package node
+package httpapi
 
 import (
 	"bytes"
@@ -14,8 +14,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // HTTP API limits.
@@ -31,11 +29,27 @@ const (
 	apiCallTimeout = 30 * time.Second
 )
 
-// newAPIHandler returns the HTTP API of n: routes, then the guards every
+// NDJSON is the content type of a streamed answer, one JSON value a line.
+const NDJSON = "application/x-ndjson"
+
+// IsLoopbackName reports whether host (no port, brackets allowed) names
+// this machine: localhost or a loopback IP. The API answers only requests
+// addressed to such a name, and listens only on one.
+func IsLoopbackName(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewHandler returns the HTTP API of svc: routes, then the guards every
 // request passes (loopback Host, no cross-site browser requests, JSON
 // bodies, bounded size).
-func newAPIHandler(n *Node) http.Handler {
-	a := &api{n: n}
+func NewHandler(svc Service, opts ...Option) http.Handler {
+	cfg := newConfig(opts)
+	a := &api{n: svc}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/card", a.getCard)
 	mux.HandleFunc("PUT /v1/card", a.putCard)
@@ -50,7 +64,7 @@ func newAPIHandler(n *Node) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", cfg.metrics)
 	for path, doc := range wellKnownDocs {
 		mux.HandleFunc("GET "+path, a.wellKnown(doc))
 	}
@@ -66,12 +80,27 @@ func newAPIHandler(n *Node) http.Handler {
 		}
 		if len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			writeAPIError(w, &apiError{status: http.StatusMethodNotAllowed, Code: codeInvalidRequest, Message: r.Method + " not allowed on " + r.URL.Path})
+			writeAPIError(w, &Error{Status: http.StatusMethodNotAllowed, Code: codeInvalidRequest, Message: r.Method + " not allowed on " + r.URL.Path})
 			return
 		}
-		writeAPIError(w, &apiError{status: http.StatusNotFound, Code: codeNotFound, Message: "no such endpoint: " + r.Method + " " + r.URL.Path})
+		writeAPIError(w, &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "no such endpoint: " + r.Method + " " + r.URL.Path})
 	})
-	return guard(cardsByID(a, mux), n.log)
+	return guard(cardsByID(a, mux), cfg.log)
+}
+
+// NewServer returns an HTTP server of NewHandler(svc, opts...) with the
+// API's bounds on slow clients and header size.
+func NewServer(svc Service, opts ...Option) *http.Server {
+	cfg := newConfig(opts)
+	return &http.Server{
+		Handler:           NewHandler(svc, opts...),
+		ReadHeaderTimeout: apiReadHeaderTimeout,
+		ReadTimeout:       apiReadTimeout,
+		IdleTimeout:       apiIdleTimeout,
+		MaxHeaderBytes:    apiMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return cfg.baseCtx },
+	}
 }
 
 // cardsPath is the prefix of GET /v1/cards/{id}.
@@ -90,7 +119,7 @@ func cardsByID(a *api, mux http.Handler) http.Handler {
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", http.MethodGet)
-			writeAPIError(w, &apiError{status: http.StatusMethodNotAllowed, Code: codeInvalidRequest, Message: r.Method + " not allowed on " + cardsPath + "{id}"})
+			writeAPIError(w, &Error{Status: http.StatusMethodNotAllowed, Code: codeInvalidRequest, Message: r.Method + " not allowed on " + cardsPath + "{id}"})
 			return
 		}
 		a.getCardByID(w, r, rest)
@@ -105,22 +134,22 @@ func guard(next http.Handler, log *slog.Logger) http.Handler {
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
-		if !isLoopbackName(host) {
+		if !IsLoopbackName(host) {
 			log.Debug("api: refused host", "host", r.Host)
-			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "Host must be a loopback name (127.0.0.1, [::1] or localhost)"})
+			writeAPIError(w, &Error{Status: http.StatusForbidden, Code: codeForbidden, Message: "Host must be a loopback name (127.0.0.1, [::1] or localhost)"})
 			return
 		}
 		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "cross-site requests are refused"})
+			writeAPIError(w, &Error{Status: http.StatusForbidden, Code: codeForbidden, Message: "cross-site requests are refused"})
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
-			writeAPIError(w, &apiError{status: http.StatusForbidden, Code: codeForbidden, Message: "requests from web pages are refused"})
+			writeAPIError(w, &Error{Status: http.StatusForbidden, Code: codeForbidden, Message: "requests from web pages are refused"})
 			return
 		}
 		if r.Method == http.MethodPost || r.Method == http.MethodPut {
 			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-				writeAPIError(w, &apiError{status: http.StatusUnsupportedMediaType, Code: codeInvalidRequest, Message: "Content-Type must be application/json"})
+				writeAPIError(w, &Error{Status: http.StatusUnsupportedMediaType, Code: codeInvalidRequest, Message: "Content-Type must be application/json"})
 				return
 			}
 		}
@@ -135,44 +164,7 @@ func guard(next http.Handler, log *slog.Logger) http.Handler {
 // from this machine.
 func loopbackOrigin(origin string) bool {
 	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackName(u.Hostname())
-}
-
-// Discovery scopes (POST /v1/discover?scope=...).
-const (
-	scopeLocal   = "local"
-	scopeNetwork = "network"
-)
-
-// Error codes of the discovery profile's error model.
-const (
-	codeInvalidRequest = "invalid_request"
-	codeUnauthorized   = "unauthorized"
-	codeForbidden      = "forbidden"
-	codeConflict       = "conflict"
-	codeNotFound       = "not_found"
-	codeRateLimited    = "rate_limited"
-	codeTimeout        = "timeout"
-	codeInternal       = "internal"
-)
-
-// apiError is an HTTP API failure in the discovery profile's error model.
-type apiError struct {
-	status  int
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Path    string `json:"path,omitempty"`
-}
-
-func (e *apiError) Error() string {
-	if e.Path != "" {
-		return e.Code + " at " + e.Path + ": " + e.Message
-	}
-	return e.Code + ": " + e.Message
-}
-
-func badRequest(path, format string, args ...any) *apiError {
-	return &apiError{status: http.StatusBadRequest, Code: codeInvalidRequest, Path: path, Message: fmt.Sprintf(format, args...)}
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && IsLoopbackName(u.Hostname())
 }
 
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
@@ -192,12 +184,12 @@ func writeAPIRaw(w http.ResponseWriter, status int, contentType string, b []byte
 }
 
 func writeAPIError(w http.ResponseWriter, err error) {
-	e := toAPIError(err)
-	if e.status == http.StatusTooManyRequests || e.status == http.StatusServiceUnavailable {
+	e := ErrorOf(err)
+	if e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
 	b, _ := json.Marshal(e)
-	writeAPIRaw(w, e.status, "application/json", b)
+	writeAPIRaw(w, e.Status, "application/json", b)
 }
 
 // decodeJSON reads a JSON object from r's body into v. Unknown fields,
@@ -214,7 +206,7 @@ func decodeJSON(r *http.Request, v any) error {
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return &apiError{status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: fmt.Sprintf("body larger than %d bytes", MaxAPIBody)}
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: fmt.Sprintf("body larger than %d bytes", MaxAPIBody)}
 	}
 	return badRequest("", "reading body: %v", err)
 }

@@ -1,16 +1,13 @@
-package node
+package discovery
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,10 +46,10 @@ type discoveryEntry struct {
 	expiresAt time.Time
 }
 
-// DiscoveryOption configures a Discovery.
-type DiscoveryOption func(*discoveryConfig)
+// Option configures a Discovery.
+type Option func(*config)
 
-type discoveryConfig struct {
+type config struct {
 	signals scoring.SignalFunc
 	now     func() time.Time
 	log     *slog.Logger
@@ -65,24 +62,24 @@ type discoveryConfig struct {
 // the signals given to SetSignals, which is faster at scale: agents
 // without records then have an exact score bound and most candidates are
 // never scored individually. The node does not use it: it pushes.
-func WithSignals(f func(agentID string) scoring.Signals) DiscoveryOption {
-	return func(c *discoveryConfig) { c.signals = f }
+func WithSignals(f func(agentID string) scoring.Signals) Option {
+	return func(c *config) { c.signals = f }
 }
 
-// WithDiscoveryClock sets the clock (default time.Now).
-func WithDiscoveryClock(now func() time.Time) DiscoveryOption {
-	return func(c *discoveryConfig) { c.now = now }
+// WithClock sets the clock (default time.Now).
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.now = now }
 }
 
-// WithDiscoveryLogger sets the logger (default: discard).
-func WithDiscoveryLogger(l *slog.Logger) DiscoveryOption {
-	return func(c *discoveryConfig) { c.log = l }
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.log = l }
 }
 
 // WithScoring passes options to the scoring index (weights, taxonomy,
 // BM25 parameters...).
-func WithScoring(opts ...scoring.Option) DiscoveryOption {
-	return func(c *discoveryConfig) { c.scoring = append(c.scoring, opts...) }
+func WithScoring(opts ...scoring.Option) Option {
+	return func(c *config) { c.scoring = append(c.scoring, opts...) }
 }
 
 // RedactionWarning begins the warning Discover adds to every answer with
@@ -90,9 +87,9 @@ func WithScoring(opts ...scoring.Option) DiscoveryOption {
 // detail level's fields. Clients that show no cards may leave it out.
 const RedactionWarning = "agent_card reduced to the "
 
-// NewDiscovery returns an empty Discovery.
-func NewDiscovery(opts ...DiscoveryOption) (*Discovery, error) {
-	cfg := discoveryConfig{now: time.Now, log: slog.New(slog.DiscardHandler)}
+// New returns an empty Discovery.
+func New(opts ...Option) (*Discovery, error) {
+	cfg := config{now: time.Now, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -100,7 +97,7 @@ func NewDiscovery(opts ...DiscoveryOption) (*Discovery, error) {
 	// by the caller (the node passes its own) comes later and wins.
 	idx, err := index.New(append([]scoring.Option{scoring.WithTags(tag.Default())}, cfg.scoring...)...)
 	if err != nil {
-		return nil, fmt.Errorf("node: discovery: %w", err)
+		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	return &Discovery{idx: idx, signals: cfg.signals, now: cfg.now, log: cfg.log, cards: make(map[string]*discoveryEntry)}, nil
 }
@@ -110,7 +107,7 @@ func NewDiscovery(opts ...DiscoveryOption) (*Discovery, error) {
 // (ADP §6.4) removes the agent.
 func (d *Discovery) Put(c *adp.Card, indexedAt, expiresAt time.Time) error {
 	if c == nil || c.ID == "" {
-		return fmt.Errorf("node: discovery: card without id: %w", scoring.ErrNoID)
+		return fmt.Errorf("discovery: card without id: %w", scoring.ErrNoID)
 	}
 	doc := DocFromCard(c, indexedAt, expiresAt)
 	d.mu.Lock()
@@ -156,7 +153,7 @@ func (d *Discovery) Holds(c *adp.Card) bool {
 }
 
 // Analyzed returns how many cards Put analysed into the scoring index
-// since NewDiscovery (a refresh through Touch is not one).
+// since New (a refresh through Touch is not one).
 func (d *Discovery) Analyzed() uint64 { return d.analyzed.Load() }
 
 // Remove forgets an agent and reports whether it was indexed.
@@ -189,12 +186,14 @@ func (d *Discovery) SetSignals(agentID string, s scoring.Signals) {
 // Len returns the number of indexed agents.
 func (d *Discovery) Len() int { return d.idx.Len() }
 
-// Discover ranks the held cards for req, which must come from
-// adp.ParseDiscoverRequest (defaults applied, bounds checked).
+// Discover ranks the held cards for req, whose bounds
+// adp.ParseDiscoverRequest checked; the defaults it leaves out are
+// applied here (adp.DiscoverRequest.WithDefaults).
 func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
 	if req == nil {
-		return nil, errors.New("node: discovery: nil request")
+		return nil, errors.New("discovery: nil request")
 	}
+	req = req.WithDefaults()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -210,9 +209,6 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 		Warnings:           res.Warnings,
 	}
 	detail := req.Detail
-	if detail == "" {
-		detail = adp.DetailSummary
-	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	for _, h := range res.Hits {
@@ -281,177 +277,6 @@ func freshnessOf(e *discoveryEntry, now time.Time) *adp.Freshness {
 	if !e.expiresAt.IsZero() {
 		f.ExpiresAt = e.expiresAt.UTC().Format(time.RFC3339)
 		f.Stale = !now.Before(e.expiresAt)
-	}
-	return f
-}
-
-// cardAtDetail returns the card as a result carries it (discovery profile
-// §5.1, §7.4):
-//   - full: the card exactly as received, signature included;
-//   - summary: id, name, description, version, skills, status, did, the
-//     tools' names and descriptions, endpoints' protocol, uri and
-//     methods, constraints and metadata; no schemas, examples,
-//     extensions, endpoint auth or unknown fields;
-//   - minimal: id, name, status and the endpoints' protocol and uri,
-//     enough to continue resolution.
-func cardAtDetail(c *adp.Card, detail string) (json.RawMessage, error) {
-	if detail == adp.DetailFull {
-		if raw := c.Raw(); raw != nil {
-			return raw, nil
-		}
-		return c.MarshalJSON()
-	}
-	type endpoint struct {
-		Protocol string   `json:"protocol"`
-		URI      string   `json:"uri"`
-		Methods  []string `json:"methods,omitempty"`
-	}
-	type tool struct {
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-	}
-	type constraints struct {
-		MaxConcurrentTasks *int     `json:"max_concurrent_tasks,omitempty"`
-		MaxInputTokens     *int     `json:"max_input_tokens,omitempty"`
-		SupportedLanguages []string `json:"supported_languages,omitempty"`
-		RateLimit          string   `json:"rate_limit,omitempty"`
-	}
-	type metadata struct {
-		CreatedAt string `json:"created_at,omitempty"`
-		UpdatedAt string `json:"updated_at,omitempty"`
-		TTL       *int64 `json:"ttl,omitempty"`
-	}
-	type subset struct {
-		ID          string       `json:"id"`
-		Name        string       `json:"name"`
-		Description string       `json:"description,omitempty"`
-		Version     string       `json:"version,omitempty"`
-		Skills      []string     `json:"skills,omitempty"`
-		Status      string       `json:"status,omitempty"`
-		DID         string       `json:"did,omitempty"`
-		Tools       []tool       `json:"tools,omitempty"`
-		Endpoints   []endpoint   `json:"endpoints,omitempty"`
-		Constraints *constraints `json:"constraints,omitempty"`
-		Metadata    *metadata    `json:"metadata,omitempty"`
-	}
-	s := subset{ID: c.ID, Name: c.Name, Status: c.Status}
-	for _, ep := range c.Endpoints {
-		e := endpoint{Protocol: ep.Protocol, URI: ep.URI}
-		if detail != adp.DetailMinimal {
-			e.Methods = ep.Methods
-		}
-		s.Endpoints = append(s.Endpoints, e)
-	}
-	if detail != adp.DetailMinimal {
-		s.Description, s.Version, s.Skills, s.DID = c.Description, c.Version, c.Skills, c.DID
-		for _, t := range c.Tools {
-			s.Tools = append(s.Tools, tool{Name: t.Name, Description: t.Description})
-		}
-		if k := c.Constraints; k != nil {
-			s.Constraints = &constraints{k.MaxConcurrentTasks, k.MaxInputTokens, k.SupportedLanguages, k.RateLimit}
-		}
-		if m := c.Metadata; m != nil {
-			s.Metadata = &metadata{m.CreatedAt, m.UpdatedAt, m.TTL}
-		}
-	}
-	return json.Marshal(s)
-}
-
-// DocFromCard is the searchable view of a card: name, description,
-// skills, tools with their input-schema property names, examples,
-// endpoint protocols, status, max_concurrent_tasks and times. Nothing the
-// card says about its own reputation is used.
-func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
-	d := scoring.Doc{
-		ID: c.ID, Name: c.Name, Description: c.Description, Tags: c.Skills, Status: c.Status,
-		IndexedAt: indexedAt, ExpiresAt: expiresAt, Revoked: c.IsRevocation(),
-	}
-	for _, t := range c.Tools {
-		d.Tools = append(d.Tools, scoring.ToolText{Name: t.Name, Description: t.Description, InputProps: schemaProps(t.InputSchema)})
-	}
-	for _, e := range c.Examples {
-		d.Examples = append(d.Examples, scoring.ExampleText{ID: e.ID, Text: e.Text, Tags: e.Tags})
-	}
-	for _, ep := range c.Endpoints {
-		if !slices.Contains(d.Protocols, ep.Protocol) {
-			d.Protocols = append(d.Protocols, ep.Protocol)
-		}
-	}
-	if c.Constraints != nil && c.Constraints.MaxConcurrentTasks != nil {
-		d.MaxConcurrent = max(*c.Constraints.MaxConcurrentTasks, 0)
-	}
-	if c.Metadata != nil && c.Metadata.UpdatedAt != "" {
-		if t, err := time.Parse(time.RFC3339, c.Metadata.UpdatedAt); err == nil {
-			d.UpdatedAt = t
-		}
-	}
-	return d
-}
-
-// maxSchemaProps bounds the property names taken from one input schema.
-const maxSchemaProps = 64
-
-// schemaProps returns the sorted top-level property names of a JSON
-// Schema object, or nil when it has none or is not an object.
-func schemaProps(schema json.RawMessage) []string {
-	if len(schema) == 0 {
-		return nil
-	}
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil
-	}
-	out := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	if len(out) > maxSchemaProps {
-		out = out[:maxSchemaProps]
-	}
-	return out
-}
-
-// QueryFromRequest translates a parsed adp.discover request and returns
-// the constraints it cannot apply (for unsupported_filters). Applied
-// constraints: max_results_age_seconds and allow_stale.
-func QueryFromRequest(req *adp.DiscoverRequest) (scoring.Query, []string) {
-	q := scoring.Query{
-		Text: req.Query, Tags: req.Tags, RequiredTags: req.RequiredTags, PreferredTags: req.PreferredTags,
-		ExcludedTags: req.ExcludedTags, Protocols: req.Protocols, Limit: req.Limit,
-		MinScore: adp.DefaultMinScore, AllowStale: req.AllowStale(),
-	}
-	if req.MinScore != nil {
-		q.MinScore = *req.MinScore
-	}
-	if q.Limit <= 0 {
-		q.Limit = adp.DefaultDiscoverLimit
-	}
-	if age, ok := req.MaxResultsAge(); ok {
-		q.MaxAge = age
-		if age == 0 {
-			q.MaxAge = time.Nanosecond // 0 seconds: nothing older than now
-		}
-	}
-	return q, req.UnsupportedConstraints()
-}
-
-func appliedFilters(req *adp.DiscoverRequest, q scoring.Query) map[string]any {
-	f := map[string]any{"limit": q.Limit, "min_score": q.MinScore}
-	for k, v := range map[string][]string{"required_tags": req.RequiredTags, "excluded_tags": req.ExcludedTags, "protocols": req.Protocols} {
-		if len(v) > 0 {
-			f[k] = v
-		}
-	}
-	if q.MaxAge > 0 {
-		if age, ok := req.MaxResultsAge(); ok {
-			f[adp.ConstraintMaxResultsAge] = age.Seconds()
-		}
-	}
-	if q.AllowStale {
-		f[adp.ConstraintAllowStale] = true
 	}
 	return f
 }

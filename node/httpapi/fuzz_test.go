@@ -1,4 +1,4 @@
-package node
+package httpapi
 
 import (
 	"encoding/json"
@@ -18,11 +18,11 @@ func FuzzDecodeAPIBody(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var in invokeRequest
+		var in InvokeRequest
 		err := decodeJSONBytes(body, &in)
 		if err != nil {
-			var ae *apiError
-			if !errors.As(err, &ae) || ae.status != http.StatusBadRequest || ae.Code != codeInvalidRequest || (ae.Path != "" && ae.Path[0] != '/') {
+			var ae *Error
+			if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ae.Code != codeInvalidRequest || (ae.Path != "" && ae.Path[0] != '/') {
 				t.Fatalf("error %#v is not a 400 in the error model", err)
 			}
 			return
@@ -31,7 +31,7 @@ func FuzzDecodeAPIBody(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back invokeRequest
+		var back InvokeRequest
 		if err := decodeJSONBytes(again, &back); err != nil {
 			t.Fatalf("re-decoding %s: %v", again, err)
 		}

@@ -1,8 +1,7 @@
-package node_test
+package discovery_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"math"
 	"slices"
@@ -10,47 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
-
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/internal/cardtest"
+	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/scoring"
 )
 
 var discoNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-
-func discoKey(t *testing.T, b byte) crypto.PrivKey {
-	t.Helper()
-	seed := make([]byte, ed25519.SeedSize)
-	for i := range seed {
-		seed[i] = b
-	}
-	sk, err := crypto.UnmarshalEd25519PrivateKey(ed25519.NewKeyFromSeed(seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sk
-}
-
-// discoCard parses and signs a card template; "ID" is replaced by the
-// key's agent id.
-func discoCard(t *testing.T, b byte, tmpl string) *adp.Card {
-	t.Helper()
-	sk := discoKey(t, b)
-	pid, err := peer.IDFromPrivateKey(sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := adp.ParseCard([]byte(strings.ReplaceAll(tmpl, `"ID"`, `"`+adp.AgentID(pid)+`"`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Sign(sk); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 const (
 	translatorCard = `{"id": "ID", "name": "Lingua Translator", "description": "Translates contracts between English and German.",
@@ -66,13 +31,13 @@ const (
  "endpoints": [{"protocol": "mcp", "uri": "https://ocr.example/mcp"}]}`
 )
 
-func newDisco(t *testing.T, sig func(string) scoring.Signals) (*node.Discovery, *adp.Card, *adp.Card) {
+func newDisco(t *testing.T, sig func(string) scoring.Signals) (*discovery.Discovery, *adp.Card, *adp.Card) {
 	t.Helper()
-	d, err := node.NewDiscovery(node.WithDiscoveryClock(func() time.Time { return discoNow }), node.WithSignals(sig))
+	d, err := discovery.New(discovery.WithClock(func() time.Time { return discoNow }), discovery.WithSignals(sig))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, ocr := discoCard(t, 1, translatorCard), discoCard(t, 2, ocrCard)
+	tr, ocr := cardtest.Card(t, 1, translatorCard), cardtest.Card(t, 2, ocrCard)
 	if err := d.Put(tr, discoNow.Add(-30*time.Minute), discoNow.Add(30*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +47,7 @@ func newDisco(t *testing.T, sig func(string) scoring.Signals) (*node.Discovery, 
 	return d, tr, ocr
 }
 
-func discover(t *testing.T, d *node.Discovery, body string) *adp.DiscoverResponse {
+func discover(t *testing.T, d *discovery.Discovery, body string) *adp.DiscoverResponse {
 	t.Helper()
 	req, err := adp.ParseDiscoverRequest([]byte(body))
 	if err != nil {
@@ -156,7 +121,7 @@ func TestDiscoveryEvidence(t *testing.T) {
 func TestDiscoveryDetail(t *testing.T) {
 	d, tr, _ := newDisco(t, nil)
 	full := discover(t, d, `{"tags": ["nlp/translation"], "detail": "full"}`).Results[0]
-	if w := discover(t, d, `{"tags": ["nlp/translation"], "detail": "full"}`).Warnings; slices.ContainsFunc(w, func(w string) bool { return strings.HasPrefix(w, node.RedactionWarning) }) {
+	if w := discover(t, d, `{"tags": ["nlp/translation"], "detail": "full"}`).Warnings; slices.ContainsFunc(w, func(w string) bool { return strings.HasPrefix(w, discovery.RedactionWarning) }) {
 		t.Errorf("full detail carries the redaction notice: %v", w)
 	}
 	if string(full.AgentCard) != string(tr.Raw()) || full.Redacted {
@@ -168,7 +133,7 @@ func TestDiscoveryDetail(t *testing.T) {
 	for _, detail := range []string{"summary", "minimal"} {
 		resp := discover(t, d, `{"tags": ["nlp/translation"], "include_evidence": true, "query": "legal contract", "detail": "`+detail+`"}`)
 		r := resp.Results[0]
-		if !r.Redacted || !slices.ContainsFunc(resp.Warnings, func(w string) bool { return strings.HasPrefix(w, node.RedactionWarning+detail) }) {
+		if !r.Redacted || !slices.ContainsFunc(resp.Warnings, func(w string) bool { return strings.HasPrefix(w, discovery.RedactionWarning+detail) }) {
 			t.Errorf("%s: redacted=%v warnings=%v, want the redaction notice", detail, r.Redacted, resp.Warnings)
 		}
 		var m map[string]any
@@ -246,7 +211,7 @@ func TestDiscoveryLifecycle(t *testing.T) {
 		t.Fatalf("Len %d", d.Len())
 	}
 	// A revocation removes the agent.
-	rev := discoCard(t, 1, `{"id": "ID", "name": "Lingua Translator", "tools": [], "endpoints": []}`)
+	rev := cardtest.Card(t, 1, `{"id": "ID", "name": "Lingua Translator", "tools": [], "endpoints": []}`)
 	if err := d.Put(rev, discoNow, time.Time{}); err != nil {
 		t.Fatal(err)
 	}

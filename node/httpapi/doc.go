@@ -1,0 +1,27 @@
+// Package httpapi is the node's HTTP API on a loopback address: decode a
+// request, call one method of a [Service], encode the answer. It holds no
+// node logic and does not import package node: the node passes itself as
+// the Service.
+//
+// [NewHandler] routes /v1/card, /v1/cards[/{id}], /v1/discover,
+// /v1/describe, /v1/invoke (JSON or NDJSON stream), /v1/ratings,
+// /v1/advertise, /v1/peers, /v1/status, /healthz, /metrics, the
+// /.well-known documents and /agents/{id}/ad.json, behind a guard that
+// refuses non-loopback Host names, cross-site browser requests and
+// non-JSON bodies, and bounds every body to MaxAPIBody. [NewServer] adds
+// the timeouts and header bound of the server.
+//
+// Errors follow the discovery profile's error model ([Error]: code,
+// message, path). A Service returns sentinel and typed errors (package
+// nodeapi, discovery.ErrBadScope, adp, store, aitp) and never an HTTP
+// status; [ErrorOf] maps each to its code and status in one place.
+//
+// [Client] is the one typed Go client of the API, used by the adpnode CLI
+// and by package testnet; the request and response types it decodes are
+// the ones the handlers encode. A running node publishes its base URL in
+// the [APIFileName] file of its data directory ([APIFile],
+// [ReadAPIFile]).
+//
+// Handlers and Client are safe for concurrent use; neither owns
+// goroutines.
+package httpapi

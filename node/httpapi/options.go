@@ -1,0 +1,34 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+)
+
+// Option configures the API.
+type Option func(*config)
+
+type config struct {
+	log     *slog.Logger
+	metrics http.Handler
+	baseCtx context.Context
+}
+
+func newConfig(opts []Option) config {
+	c := config{log: slog.New(slog.DiscardHandler), metrics: http.NotFoundHandler(), baseCtx: context.Background()}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithMetrics sets the handler of GET /metrics (default: 404).
+func WithMetrics(h http.Handler) Option { return func(c *config) { c.metrics = h } }
+
+// WithBaseContext sets the context every request's context derives from
+// (default context.Background()); the node passes its lifetime context.
+func WithBaseContext(ctx context.Context) Option { return func(c *config) { c.baseCtx = ctx } }

@@ -1,0 +1,40 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/store"
+)
+
+// Service is what the API serves: the node's methods, one per route.
+// Errors are the sentinel and typed errors ErrorOf maps (nodeapi's,
+// discovery.ErrBadScope, adp's, store's, aitp's); a Service never
+// chooses an HTTP status.
+type Service interface {
+	// AgentID is the node's own agent id; APIURL the API's base URL.
+	AgentID() string
+	APIURL() string
+	// Card is the node's own signed card; SetCard replaces it.
+	Card() *adp.Card
+	SetCard(ctx context.Context, c *adp.Card) (*adp.Card, error)
+	// Cards lists the held cards in agent id order; LookupCard finds one
+	// here or on the network.
+	Cards(ctx context.Context) ([]*store.Record, error)
+	LookupCard(ctx context.Context, agentID string) (*store.Record, error)
+	// DescribedCards are the cards the ANP collection lists; DescribedCard
+	// is the card /agents/{id}/ad.json describes, nil when none.
+	DescribedCards(ctx context.Context) ([]*adp.Card, error)
+	DescribedCard(agentID string) *adp.Card
+	Discover(ctx context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error)
+	Describe(ctx context.Context, agentID string, fields []string) (json.RawMessage, error)
+	Invoke(ctx context.Context, agentID, method string, body []byte) (*nodeapi.InvokeResult, error)
+	InvokeStream(ctx context.Context, agentID, method string, body []byte, fn func(chunk json.RawMessage) error) error
+	Rate(ctx context.Context, agentID string, stars int) error
+	Stats(ctx context.Context, agentID string) (store.Stats, error)
+	Advertise(ctx context.Context, agentID string) (bool, error)
+	PeerInfos() []nodeapi.PeerInfo
+	Status() nodeapi.Status
+}
