@@ -26,8 +26,8 @@ import (
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
-	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/store"
 )
 
