@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -461,5 +462,40 @@ func TestResourceListChangesWhenACardArrives(t *testing.T) {
 	for name, c := range sessions {
 		polltest.Until(t, 30*time.Second, func() error { return listed(c, a.AgentID(), b.AgentID()) })
 		polltest.For(t, 10*time.Second, name+" notified of the new card", func() bool { return c.listChanges() > before[name] })
+	}
+}
+
+// TestHTTPGuards checks that /mcp sits behind the API's guards: a
+// rebound Host name and a web page's Origin are refused before the MCP
+// server sees the request.
+func TestHTTPGuards(t *testing.T) {
+	a := startNode(t, "guarded", nil, nil)
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tc := range []struct {
+		name, header, value string
+	}{
+		{"rebound host", "Host", "evil.example"},
+		{"web page origin", "Origin", "https://evil.example"},
+		{"cross-site fetch", "Sec-Fetch-Site", "cross-site"},
+	} {
+		req, err := http.NewRequest(http.MethodPost, a.APIURL()+httpapi.MCPPath, strings.NewReader(initBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.header == "Host" {
+			req.Host = tc.value
+		} else {
+			req.Header.Set(tc.header, tc.value)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", tc.name, resp.StatusCode)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"log/slog"
+	"runtime/debug"
 	"time"
 )
 
@@ -25,7 +26,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{log: slog.New(slog.DiscardHandler), poll: DefaultPollInterval, version: "dev"}
+	c := config{log: slog.New(slog.DiscardHandler), poll: DefaultPollInterval, version: buildVersion()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -41,5 +42,14 @@ func WithPollInterval(d time.Duration) Option {
 	return func(c *config) { c.poll = max(d, 10*time.Millisecond) }
 }
 
-// WithVersion sets the server version reported at initialization.
+// buildVersion is the main module's version, "dev" when unknown.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// WithVersion sets the server version reported at initialization
+// (default: the main module's version from the build information).
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
