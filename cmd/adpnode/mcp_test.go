@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,28 +24,7 @@ import (
 func TestMCPCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dirA, dirB := t.TempDir(), t.TempDir()
-	out, _, err := nodeCLI(t, ctx, "init", "--data-dir", dirA, "--name", "Counter", "--description", "Counts words in texts", "--skills", "text/analysis", "--demo-tools")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idA := strings.TrimPrefix(strings.SplitN(out, "\n", 2)[0], "agent ")
-	if _, _, err := nodeCLI(t, ctx, "init", "--data-dir", dirB, "--name", "Caller"); err != nil {
-		t.Fatal(err)
-	}
-	runInBackground(t, dirA, "--demo-agent")
-	out, _, err = nodeCLI(t, ctx, "status", "--data-dir", dirA, "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		Addrs []string `json:"addrs"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.Addrs) == 0 {
-		t.Fatalf("status: %q %v", out, err)
-	}
-	runInBackground(t, dirB, "--bootstrap", st.Addrs[0])
-
+	dirB, idA := startMCPPair(t, ctx)
 	args, _ := json.Marshal([]string{"mcp", "--data-dir", dirB})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCLIProcess$")
 	cmd.Env = append(os.Environ(), cliChildEnv+"="+string(args))
@@ -77,5 +57,117 @@ func TestMCPCommand(t *testing.T) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	if !strings.Contains(string(raw), `"words":3`) {
 		t.Fatalf("invoke_agent: %s", raw)
+	}
+}
+
+// startMCPPair starts node A (demo tools, skill text/analysis) and node B
+// bootstrapped from it, and returns B's data directory and A's agent id.
+func startMCPPair(t *testing.T, ctx context.Context) (dirB, idA string) {
+	t.Helper()
+	dirA, dirB := t.TempDir(), t.TempDir()
+	out, _, err := nodeCLI(t, ctx, "init", "--data-dir", dirA, "--name", "Counter", "--description", "Counts words in texts", "--skills", "text/analysis", "--demo-tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idA = strings.TrimPrefix(strings.SplitN(out, "\n", 2)[0], "agent ")
+	if _, _, err := nodeCLI(t, ctx, "init", "--data-dir", dirB, "--name", "Caller"); err != nil {
+		t.Fatal(err)
+	}
+	runInBackground(t, dirA, "--demo-agent")
+	out, _, err = nodeCLI(t, ctx, "status", "--data-dir", dirA, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Addrs []string `json:"addrs"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.Addrs) == 0 {
+		t.Fatalf("status: %q %v", out, err)
+	}
+	runInBackground(t, dirB, "--bootstrap", st.Addrs[0])
+	return dirB, idA
+}
+
+// mcpInteropDir holds the TypeScript SDK client and its pinned packages,
+// installed by scripts/mcp-interop/run.sh (.ci/run runs it).
+const mcpInteropDir = "../../scripts/mcp-interop"
+
+// TestMCPTypeScriptClient drives `adpnode mcp` with the official MCP
+// TypeScript SDK's client (@modelcontextprotocol/sdk): it lists the
+// tools, discovers agent A through node B and calls A's streaming demo
+// tool with a progress token. Without node or the installed packages it
+// skips, except under CI=true, where it fails.
+func TestMCPTypeScriptClient(t *testing.T) {
+	nodeBin, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(mcpInteropDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("MCP TypeScript interop needs node and the packages of %s (bash scripts/mcp-interop/run.sh): %v", mcpInteropDir, err)
+		}
+		t.Skipf("node or the MCP TypeScript SDK is missing (run bash scripts/mcp-interop/run.sh): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dirB, idA := startMCPPair(t, ctx)
+	args, _ := json.Marshal([]string{"mcp", "--data-dir", dirB})
+	server, _ := json.Marshal(map[string]any{
+		"command": os.Args[0], "args": []string{"-test.run=^TestCLIProcess$"},
+		"env": map[string]string{cliChildEnv: string(args)},
+	})
+	cmd := exec.CommandContext(ctx, nodeBin, "client.mjs", string(server), "text/analysis", idA)
+	cmd.Dir = mcpInteropDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("client.mjs: %v\n%s", err, stderr.String())
+	}
+	t.Logf("TypeScript client: %s", out)
+	var sum struct {
+		Server struct {
+			Name string `json:"name"`
+		} `json:"server"`
+		Tools      []string `json:"tools"`
+		Discovered struct {
+			AgentID string   `json:"agent_id"`
+			Tools   []string `json:"tools"`
+		} `json:"discovered"`
+		Chunks []struct {
+			Text string `json:"text"`
+		} `json:"chunks"`
+		Progress []struct {
+			Progress float64 `json:"progress"`
+			Message  string  `json:"message"`
+		} `json:"progress"`
+		BadArgument struct {
+			IsError bool   `json:"isError"`
+			Text    string `json:"text"`
+		} `json:"bad_argument"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	if sum.Server.Name != mcpserver.ServerName || len(sum.Tools) != 7 || sum.Discovered.AgentID != idA || !slices.Contains(sum.Discovered.Tools, "reverse") {
+		t.Fatalf("server, tools or discovery wrong: %+v", sum)
+	}
+	if len(sum.Chunks) != 2 || sum.Chunks[0].Text != "stnega" || sum.Chunks[1].Text != "dnif" {
+		t.Fatalf("chunks %+v, want stnega then dnif", sum.Chunks)
+	}
+	// One notification per chunk is sent before the result; the
+	// TypeScript SDK hands notifications to its progress callback a
+	// microtask late and drops those that arrive in the same read as the
+	// result, so the last one may be missing here.
+	if len(sum.Progress) == 0 || len(sum.Progress) > 2 || !strings.Contains(sum.Progress[0].Message, "stnega") {
+		t.Fatalf("progress %+v, want a notification for the first chunk", sum.Progress)
+	}
+	for i, p := range sum.Progress {
+		if p.Progress != float64(i+1) || !strings.Contains(p.Message, sum.Chunks[i].Text) {
+			t.Fatalf("progress %d: %+v, want %d and chunk %q", i, p, i+1, sum.Chunks[i].Text)
+		}
+	}
+	if !sum.BadArgument.IsError || !strings.Contains(sum.BadArgument.Text, "tool") {
+		t.Fatalf("bad argument: %+v, want a tool error naming the tool argument", sum.BadArgument)
 	}
 }
