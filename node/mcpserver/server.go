@@ -5,12 +5,17 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ServerName is the name the server reports at initialization.
 const ServerName = "adpnode"
+
+// sessionIdle closes an HTTP session that has sent no request for this
+// long, so that clients that vanish do not hold memory for ever.
+const sessionIdle = 30 * time.Minute
 
 // instructions tell the host's model what the server is for.
 const instructions = `This server connects you to an agent network (ADP: signed Agent Cards, found through a peer-to-peer directory). ` +
@@ -68,7 +73,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // localhost check stays on as well.
 func (s *Server) Handler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.cfg.log})
+		&mcp.StreamableHTTPOptions{Logger: s.cfg.log, SessionTimeout: sessionIdle})
 }
 
 // Close stops the card poller, closes every open session and waits. It is

@@ -43,7 +43,16 @@ for (let i = 0; i < 100 && !candidate; i++) {
 if (!candidate) fail(`discover_agents never found ${agent}`);
 summary.discovered = { agent_id: candidate.agent_id, score: candidate.score, tools: candidate.tools.map((t) => t.name) };
 
+// The SDK hands a progress notification to onprogress a microtask after
+// reading it and drops it when the result was in the same read, so the
+// notifications are also counted as the transport delivers them.
 const progress = [];
+const wire = [];
+const deliver = transport.onmessage;
+transport.onmessage = (msg, extra) => {
+  if (msg.method === "notifications/progress") wire.push(msg.params);
+  deliver(msg, extra);
+};
 const res = await client.callTool(
   { name: "invoke_agent", arguments: { agent, tool: "reverse", arguments: { text: "find agents" } } },
   undefined,
@@ -52,6 +61,7 @@ const res = await client.callTool(
 if (res.isError) fail(`invoke_agent: ${JSON.stringify(res.content)}`);
 summary.chunks = res.structuredContent.chunks;
 summary.progress = progress.map((p) => ({ progress: p.progress, message: p.message }));
+summary.wire_progress = wire.map((p) => ({ token: p.progressToken, progress: p.progress, message: p.message }));
 
 const bad = await client.callTool({ name: "invoke_agent", arguments: { agent } });
 summary.bad_argument = { isError: bad.isError === true, text: bad.content.map((c) => c.text).join("") };
