@@ -95,7 +95,9 @@
 //
 // # HTTP API
 //
-// Package node/httpapi serves the API; the node passes itself as its
+// Package node/httpapi serves the API, with the MCP server of package
+// node/mcpserver (over httpapi.NewLocal of the node) at /mcp; the node
+// closes that server first when it closes. The node passes itself as its
 // httpapi.Service, and its methods return the sentinel errors of package
 // node/nodeapi (re-exported here as [ErrClosed] and [ErrUnreachable]),
 // never an HTTP status. The API listens on a loopback address only,

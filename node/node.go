@@ -27,6 +27,7 @@ import (
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -78,6 +79,7 @@ type Node struct {
 	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
 	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
+	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
 	apiURL      string
 	started     bool
 	closed      bool
@@ -300,14 +302,16 @@ func (n *Node) serveAPI() error {
 		return fmt.Errorf("node: api listen: %w", err)
 	}
 	url := "http://" + ln.Addr().String()
+	mcpSrv := mcpserver.New(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
-		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})))
+		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
+		httpapi.WithMCP(mcpSrv.Handler()))
 	if err := writeFileAtomic(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
-		return fmt.Errorf("node: write api file: %w", err)
+		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())
 	}
 	n.mu.Lock()
-	n.httpSrv, n.apiURL = srv, url
+	n.httpSrv, n.mcpSrv, n.apiURL = srv, mcpSrv, url
 	n.mu.Unlock()
 	n.wg.Add(1)
 	go func() {
@@ -342,9 +346,13 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.mu.Lock()
 		n.closed = true
-		srv := n.httpSrv
+		srv, mcpSrv := n.httpSrv, n.mcpSrv
 		n.mu.Unlock()
 		var errs []error
+		if mcpSrv != nil {
+			// First, so that its open streams do not hold up the API's shutdown.
+			errs = append(errs, mcpSrv.Close())
+		}
 		if srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if err := srv.Shutdown(ctx); err != nil {

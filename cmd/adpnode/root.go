@@ -22,6 +22,7 @@ func newRootCmd() *cobra.Command {
 		newInvokeCmd(),
 		newRateCmd(),
 		newAdvertiseCmd(),
+		newMCPCmd(),
 	)
 	card := cardCommand(root)
 	card.AddCommand(newCardAPICmds()...)

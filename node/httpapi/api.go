@@ -69,6 +69,9 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		mux.HandleFunc("GET "+path, a.wellKnown(doc))
 	}
 	mux.HandleFunc("GET /agents/{id}/ad.json", a.anpDescription)
+	if cfg.mcp != nil {
+		mux.Handle(MCPPath, cfg.mcp)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost} {

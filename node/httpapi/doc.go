@@ -22,6 +22,11 @@
 // the [APIFileName] file of its data directory ([APIFile],
 // [ReadAPIFile]).
 //
-// Handlers and Client are safe for concurrent use; neither owns
+// [Local] has the typed operations of Client over a Service in the same
+// process, with the handlers' checks and errors; the node's MCP server
+// (package node/mcpserver) takes either. [WithMCP] mounts an MCP server's
+// Streamable HTTP transport at [MCPPath] behind the same guards.
+//
+// Handlers, Client and Local are safe for concurrent use; none owns
 // goroutines.
 package httpapi

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -70,15 +69,10 @@ func (a *api) listCards(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	recs, err := a.n.Cards(r.Context())
+	out, err := cardPage(r.Context(), a.n, offset, limit)
 	if err != nil {
 		writeAPIError(w, err)
 		return
-	}
-	now := time.Now()
-	out := CardList{Count: len(recs), Cards: []CardView{}}
-	for i := offset; i < len(recs) && len(out.Cards) < limit; i++ {
-		out.Cards = append(out.Cards, viewRecord(recs[i], now))
 	}
 	writeAPIJSON(w, http.StatusOK, out)
 }
@@ -144,8 +138,8 @@ func (a *api) describe(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	if in.Agent == "" {
-		writeAPIError(w, badRequest("/agent", "required"))
+	if err := requireAgent(in.Agent); err != nil {
+		writeAPIError(w, err)
 		return
 	}
 	ctx, cancel := callContext(r)
@@ -164,30 +158,13 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	switch {
-	case in.Agent == "":
-		writeAPIError(w, badRequest("/agent", "required"))
+	timeout, body, err := checkInvoke(&in)
+	if err != nil {
+		writeAPIError(w, err)
 		return
-	case in.Method == "":
-		writeAPIError(w, badRequest("/method", "required"))
-		return
-	case !aitp.ValidMethod(in.Method):
-		writeAPIError(w, badRequest("/method", "must be 1 to %d octets of UTF-8 without spaces or control characters", aitp.MaxMethodLen))
-		return
-	case in.TimeoutMS < 0 || in.TimeoutMS > int(10*time.Minute/time.Millisecond):
-		writeAPIError(w, badRequest("/timeout_ms", "must be 0 to 600000"))
-		return
-	}
-	timeout := apiCallTimeout
-	if in.TimeoutMS > 0 {
-		timeout = time.Duration(in.TimeoutMS) * time.Millisecond
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	body := []byte(in.Body)
-	if len(body) == 0 || string(body) == "null" {
-		body = []byte("{}")
-	}
 	if in.Stream {
 		a.invokeStream(ctx, w, in, body)
 		return
@@ -197,9 +174,7 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, InvokeResponse{
-		Agent: in.Agent, Method: in.Method, Body: res.Body, LatencyMS: float64(res.Latency.Microseconds()) / 1000,
-	})
+	writeAPIJSON(w, http.StatusOK, invokeResponse(&in, res))
 }
 
 // invokeStream answers application/x-ndjson, one chunk per line. An error
@@ -240,24 +215,12 @@ func (a *api) rate(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, err)
 		return
 	}
-	switch {
-	case in.Agent == "":
-		writeAPIError(w, badRequest("/agent", "required"))
-		return
-	case in.Stars == nil:
-		writeAPIError(w, badRequest("/stars", "required"))
-		return
-	}
-	if err := a.n.Rate(r.Context(), in.Agent, *in.Stars); err != nil {
-		writeAPIError(w, err)
-		return
-	}
-	stats, err := a.n.Stats(r.Context(), in.Agent)
+	out, err := rateAgent(r.Context(), a.n, in.Agent, in.Stars)
 	if err != nil {
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, RateResponse{Agent: in.Agent, Stars: *in.Stars, RatingCount: stats.RatingCount, RatingMean: stats.RatingMean})
+	writeAPIJSON(w, http.StatusOK, out)
 }
 
 func (a *api) advertise(w http.ResponseWriter, r *http.Request) {

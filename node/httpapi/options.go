@@ -13,6 +13,7 @@ type config struct {
 	log     *slog.Logger
 	metrics http.Handler
 	baseCtx context.Context
+	mcp     http.Handler
 }
 
 func newConfig(opts []Option) config {
@@ -32,3 +33,11 @@ func WithMetrics(h http.Handler) Option { return func(c *config) { c.metrics = h
 // WithBaseContext sets the context every request's context derives from
 // (default context.Background()); the node passes its lifetime context.
 func WithBaseContext(ctx context.Context) Option { return func(c *config) { c.baseCtx = ctx } }
+
+// MCPPath is where WithMCP mounts an MCP server's Streamable HTTP
+// transport.
+const MCPPath = "/mcp"
+
+// WithMCP serves h (an MCP server's Streamable HTTP transport) at
+// MCPPath, behind the same guards as every route (default: none).
+func WithMCP(h http.Handler) Option { return func(c *config) { c.mcp = h } }

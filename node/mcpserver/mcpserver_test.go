@@ -1,0 +1,501 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/cardtest"
+	"github.com/adpnode/adpnode/internal/polltest"
+	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/httpapi"
+	"github.com/adpnode/adpnode/node/mcpserver"
+	"github.com/adpnode/adpnode/store"
+)
+
+// envStdioAPI makes the test binary serve MCP on stdio for the node API
+// it names, as adpnode mcp does: the stdio transport's server process.
+const envStdioAPI = "ADPNODE_TEST_MCP_STDIO_API"
+
+func TestMain(m *testing.M) {
+	if api := os.Getenv(envStdioAPI); api != "" {
+		os.Exit(serveStdio(api))
+	}
+	os.Exit(m.Run())
+}
+
+func serveStdio(api string) int {
+	c, err := httpapi.NewClient(api, nil)
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	srv := mcpserver.New(c, mcpserver.WithPollInterval(50*time.Millisecond))
+	err = srv.Run(context.Background(), &mcp.StdioTransport{})
+	if cerr := srv.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	return 0
+}
+
+// startNode starts a node with its API on loopback; Cleanup closes it.
+func startNode(t *testing.T, name string, skills []string, bootstrap []string) *node.Node {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := node.Init(dir, node.InitOptions{Name: name, Description: name + " on a test network", Skills: skills, DemoTools: true}); err != nil {
+		t.Fatalf("Init: %v", err)
+	}
+	n, err := node.New(node.Config{
+		DataDir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, APIAddr: "127.0.0.1:0",
+		Bootstrap: bootstrap, DemoAgent: true, SmallMemory: true,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := n.Start(ctx); err != nil {
+		n.Close()
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return n
+}
+
+func addrsOf(n *node.Node) []string {
+	var out []string
+	for _, a := range n.Addrs() {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// holds waits until n holds the card of agent id.
+func holds(t *testing.T, n *node.Node, id string) {
+	t.Helper()
+	polltest.For(t, 30*time.Second, n.AgentID()+" holds "+id, func() bool {
+		recs, err := n.Cards(context.Background())
+		return err == nil && slices.ContainsFunc(recs, func(r *store.Record) bool { return r.Card.ID == id })
+	})
+}
+
+// client is an MCP client session with what the server sent it.
+type client struct {
+	cs *mcp.ClientSession
+
+	mu          sync.Mutex
+	progress    []*mcp.ProgressNotificationParams
+	listChanged int
+}
+
+func (c *client) listChanges() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listChanged
+}
+
+func connect(t *testing.T, transport mcp.Transport) *client {
+	t.Helper()
+	c := &client{}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "adpnode-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			c.mu.Lock()
+			c.progress = append(c.progress, r.Params)
+			c.mu.Unlock()
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			c.mu.Lock()
+			c.listChanged++
+			c.mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := cl.Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	c.cs = cs
+	return c
+}
+
+// httpTransport is the node's own /mcp.
+func httpTransport(n *node.Node) mcp.Transport {
+	return &mcp.StreamableClientTransport{Endpoint: n.APIURL() + httpapi.MCPPath}
+}
+
+// stdioTransport runs this test binary as an MCP server on stdio in front
+// of n's API, as a host runs adpnode mcp.
+func stdioTransport(t *testing.T, n *node.Node) mcp.Transport {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envStdioAPI+"="+n.APIURL())
+	cmd.Stderr = testWriter{t}
+	return &mcp.CommandTransport{Command: cmd}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("mcp server: %s", strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+var _ io.Writer = testWriter{}
+
+// call calls a tool that must succeed and decodes its structured output.
+func call(t *testing.T, c *client, params *mcp.CallToolParams, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, params)
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", params.Name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: tool error: %s", params.Name, text(res))
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", params.Name, raw, err)
+	}
+}
+
+// callErr calls a tool that must fail as a tool (isError), not as a
+// protocol, and returns the error text.
+func callErr(t *testing.T, c *client, name string, args any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error %v, want a tool error", name, args, err)
+	}
+	if !res.IsError {
+		t.Fatalf("%s %v: succeeded, want a tool error", name, args)
+	}
+	return text(res)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// unknownAgent is a well-formed agent id no node has.
+func unknownAgent(t *testing.T) string {
+	pid, err := peer.IDFromPrivateKey(cardtest.Key(t, 0x42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adp.AgentID(pid)
+}
+
+func TestTools(t *testing.T) {
+	a := startNode(t, "caller", []string{"test/caller"}, nil)
+	b := startNode(t, "text reverser", []string{"text/reverse"}, addrsOf(a))
+	holds(t, a, b.AgentID())
+	for _, tc := range []struct {
+		name      string
+		transport func() mcp.Transport
+	}{
+		{"http", func() mcp.Transport { return httpTransport(a) }},
+		{"stdio", func() mcp.Transport { return stdioTransport(t, a) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkTools(t, connect(t, tc.transport()), a, b) })
+	}
+}
+
+func checkTools(t *testing.T, c *client, a, b *node.Node) {
+	ctx := context.Background()
+	tools, err := c.cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.InputSchema == nil || tl.OutputSchema == nil || len(tl.Description) < 80 {
+			t.Errorf("tool %s: input schema %v, output schema %v, description %q", tl.Name, tl.InputSchema != nil, tl.OutputSchema != nil, tl.Description)
+		}
+	}
+	slices.Sort(names)
+	want := []string{mcpserver.ToolDescribe, mcpserver.ToolDiscover, mcpserver.ToolInvoke, mcpserver.ToolMyCard, mcpserver.ToolNetworkStatus, mcpserver.ToolRate, mcpserver.ToolUpdateMyCard}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+
+	t.Run("network_status", func(t *testing.T) {
+		var st mcpserver.StatusOutput
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolNetworkStatus}, &st)
+		if st.AgentID != a.AgentID() || st.Peers < 1 || st.Cards < 1 {
+			t.Fatalf("status %+v, want agent %s with peers and cards", st, a.AgentID())
+		}
+	})
+	t.Run("discover_agents", func(t *testing.T) {
+		var out mcpserver.DiscoverOutput
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolDiscover, Arguments: map[string]any{"query": "reverse a text", "tags": []string{"text/reverse"}, "scope": "local"}}, &out)
+		i := slices.IndexFunc(out.Candidates, func(c mcpserver.Candidate) bool { return c.AgentID == b.AgentID() })
+		if i < 0 {
+			t.Fatalf("candidates %+v lack %s", out.Candidates, b.AgentID())
+		}
+		got := out.Candidates[i]
+		if got.Score <= 0 || len(got.Evidence.MatchedTags) == 0 || !strings.Contains(got.HowToCall, b.AgentID()) ||
+			!slices.ContainsFunc(got.Tools, func(tr mcpserver.ToolRef) bool { return tr.Name == node.DemoReverse && tr.InputSchema != nil }) {
+			t.Fatalf("candidate %+v: want a score, matched tags, how to call and the reverse tool with its schema", got)
+		}
+	})
+	t.Run("describe_agent", func(t *testing.T) {
+		var out struct {
+			Card struct {
+				ID    string `json:"id"`
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			} `json:"card"`
+		}
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolDescribe, Arguments: map[string]any{"agent": b.AgentID(), "fields": []string{"tools"}}}, &out)
+		if out.Card.ID != b.AgentID() || len(out.Card.Tools) != len(node.DemoTools()) {
+			t.Fatalf("described %+v, want %s with %d tools", out.Card, b.AgentID(), len(node.DemoTools()))
+		}
+	})
+	t.Run("invoke_agent", func(t *testing.T) {
+		var out struct {
+			Result struct {
+				Words int `json:"words"`
+			} `json:"result"`
+		}
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": node.DemoWordCount, "arguments": map[string]any{"text": "one two three"}}}, &out)
+		if out.Result.Words != 3 {
+			t.Fatalf("wordcount gave %d words, want 3", out.Result.Words)
+		}
+	})
+	t.Run("invoke_agent streamed with progress", func(t *testing.T) {
+		params := &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": node.DemoReverse, "arguments": map[string]any{"text": "abc def ghi"}}}
+		params.SetProgressToken("reverse-1")
+		var out struct {
+			Chunks []struct {
+				Text string `json:"text"`
+			} `json:"chunks"`
+		}
+		call(t, c, params, &out)
+		var got []string
+		for _, ch := range out.Chunks {
+			got = append(got, ch.Text)
+		}
+		if want := []string{"ihg", "fed", "cba"}; !slices.Equal(got, want) {
+			t.Fatalf("chunks %v, want %v", got, want)
+		}
+		polltest.Until(t, 10*time.Second, func() error {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			var msgs []string
+			for _, p := range c.progress {
+				if p.ProgressToken == "reverse-1" {
+					msgs = append(msgs, p.Message)
+				}
+			}
+			if len(msgs) != 3 || !strings.Contains(msgs[0], "ihg") || !strings.Contains(msgs[2], "cba") {
+				return &progressError{msgs}
+			}
+			return nil
+		})
+	})
+	t.Run("unknown agent", func(t *testing.T) {
+		id := unknownAgent(t)
+		for tool, args := range map[string]map[string]any{
+			mcpserver.ToolInvoke:   {"agent": id, "tool": node.DemoEcho},
+			mcpserver.ToolDescribe: {"agent": id},
+		} {
+			msg := callErr(t, c, tool, args)
+			if !strings.Contains(msg, tool+" failed") || !strings.Contains(msg, "unreachable") && !strings.Contains(msg, "not_found") {
+				t.Errorf("%s of an unknown agent: %q, want a tool error saying it is not found or unreachable", tool, msg)
+			}
+			t.Logf("%s of an unknown agent: %s", tool, msg)
+		}
+	})
+	t.Run("bad arguments", func(t *testing.T) {
+		for _, bad := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{mcpserver.ToolRate, map[string]any{"agent": b.AgentID(), "stars": "five"}, "stars"},
+			{mcpserver.ToolRate, map[string]any{"agent": b.AgentID(), "stars": 9}, "stars"},
+			{mcpserver.ToolInvoke, map[string]any{"agent": b.AgentID()}, "tool"},
+			{mcpserver.ToolInvoke, map[string]any{"agent": b.AgentID(), "tool": node.DemoWordCount, "arguments": map[string]any{"txt": "x"}}, "text"},
+			{mcpserver.ToolDiscover, map[string]any{"query": "x", "limit": 5000}, "limit"},
+			{mcpserver.ToolDiscover, map[string]any{"query": "x", "scope": "galaxy"}, "scope"},
+			{mcpserver.ToolUpdateMyCard, map[string]any{}, "at least one"},
+		} {
+			if msg := callErr(t, c, bad.tool, bad.args); !strings.Contains(msg, bad.want) {
+				t.Errorf("%s %v: %q does not name %q", bad.tool, bad.args, msg, bad.want)
+			}
+		}
+	})
+	t.Run("rate_agent", func(t *testing.T) {
+		var out mcpserver.RateOutput
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolRate, Arguments: map[string]any{"agent": b.AgentID(), "stars": 4}}, &out)
+		if out.Agent != b.AgentID() || out.Stars != 4 || out.RatingCount < 1 || out.RatingMean < 1 {
+			t.Fatalf("rating %+v", out)
+		}
+	})
+	t.Run("my_card and update_my_card", func(t *testing.T) {
+		type card struct {
+			ID          string   `json:"id"`
+			Description string   `json:"description"`
+			Skills      []string `json:"skills"`
+			Signature   string   `json:"signature"`
+		}
+		var mine struct{ Card card }
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolMyCard}, &mine)
+		if mine.Card.ID != a.AgentID() || mine.Card.Signature == "" {
+			t.Fatalf("my_card %+v, want the signed card of %s", mine.Card, a.AgentID())
+		}
+		desc := "Calls other agents for " + t.Name()
+		var upd struct{ Card card }
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolUpdateMyCard, Arguments: map[string]any{"description": desc}}, &upd)
+		if upd.Card.Description != desc || upd.Card.Signature == "" || upd.Card.Signature == mine.Card.Signature || !slices.Equal(upd.Card.Skills, mine.Card.Skills) {
+			t.Fatalf("updated card %+v, want description %q, a new signature and the skills %v kept", upd.Card, desc, mine.Card.Skills)
+		}
+		if got := a.Card().Description; got != desc {
+			t.Fatalf("node's card says %q, want %q", got, desc)
+		}
+	})
+	t.Run("resources", func(t *testing.T) {
+		tmpl, err := c.cs.ListResourceTemplates(ctx, nil)
+		if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != "adp://agents/{id}" {
+			t.Fatalf("templates %+v, %v", tmpl, err)
+		}
+		polltest.Until(t, 10*time.Second, func() error { return listed(c, a.AgentID(), b.AgentID()) })
+		for _, id := range []string{a.AgentID(), b.AgentID()} {
+			res, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.AgentURI(id)})
+			if err != nil {
+				t.Fatalf("read %s: %v", mcpserver.AgentURI(id), err)
+			}
+			if len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, `"id":"`+id+`"`) {
+				t.Fatalf("read %s: %+v", id, res.Contents)
+			}
+		}
+		if _, err := c.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.AgentURI(unknownAgent(t))}); err == nil {
+			t.Fatal("reading an unknown agent's card succeeded")
+		}
+	})
+}
+
+type progressError struct{ msgs []string }
+
+func (e *progressError) Error() string {
+	return "progress messages so far: " + strings.Join(e.msgs, " | ")
+}
+
+// listed fails unless the session lists the cards of every id.
+func listed(c *client, ids ...string) error {
+	res, err := c.cs.ListResources(context.Background(), nil)
+	if err != nil {
+		return err
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	for _, id := range ids {
+		if !slices.Contains(uris, mcpserver.AgentURI(id)) {
+			return &missingError{id, uris}
+		}
+	}
+	return nil
+}
+
+type missingError struct {
+	id   string
+	uris []string
+}
+
+func (e *missingError) Error() string {
+	return "resources lack " + e.id + ": " + strings.Join(e.uris, ", ")
+}
+
+func TestResourceListChangesWhenACardArrives(t *testing.T) {
+	a := startNode(t, "caller", []string{"test/caller"}, nil)
+	sessions := map[string]*client{"http": connect(t, httpTransport(a)), "stdio": connect(t, stdioTransport(t, a))}
+	for name, c := range sessions {
+		polltest.Until(t, 10*time.Second, func() error { return listed(c, a.AgentID()) })
+		t.Logf("%s: %d list changes before", name, c.listChanges())
+	}
+	before := map[string]int{}
+	for name, c := range sessions {
+		before[name] = c.listChanges()
+	}
+	b := startNode(t, "newcomer", []string{"text/reverse"}, addrsOf(a))
+	for name, c := range sessions {
+		polltest.Until(t, 30*time.Second, func() error { return listed(c, a.AgentID(), b.AgentID()) })
+		polltest.For(t, 10*time.Second, name+" notified of the new card", func() bool { return c.listChanges() > before[name] })
+	}
+}
+
+// TestHTTPGuards checks that /mcp sits behind the API's guards: a
+// rebound Host name and a web page's Origin are refused before the MCP
+// server sees the request.
+func TestHTTPGuards(t *testing.T) {
+	a := startNode(t, "guarded", nil, nil)
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tc := range []struct {
+		name, header, value string
+	}{
+		{"rebound host", "Host", "evil.example"},
+		{"web page origin", "Origin", "https://evil.example"},
+		{"cross-site fetch", "Sec-Fetch-Site", "cross-site"},
+	} {
+		req, err := http.NewRequest(http.MethodPost, a.APIURL()+httpapi.MCPPath, strings.NewReader(initBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.header == "Host" {
+			req.Host = tc.value
+		} else {
+			req.Header.Set(tc.header, tc.value)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", tc.name, resp.StatusCode)
+		}
+	}
+}
