@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/mcpagent"
 )
 
 // Status is the node's summary (GET /v1/status).
@@ -18,6 +19,8 @@ type Status struct {
 	Directory bool     `json:"directory"`
 	APIURL    string   `json:"api_url,omitempty"`
 	Seq       uint64   `json:"seq"`
+	// Agent is the state of the MCP server behind the node, if any.
+	Agent *mcpagent.Status `json:"agent,omitempty"`
 }
 
 // Status returns the node's summary.
@@ -26,7 +29,7 @@ func (n *Node) Status() Status {
 	st := Status{
 		AgentID: n.agentID, PeerID: n.self.String(), Name: c.Name,
 		Peers: len(n.Peers()), Cards: n.CardCount(), Directory: n.cfg.Directory, APIURL: n.APIURL(),
-		Addrs: []string{},
+		Addrs: []string{}, Agent: n.agentStatus(),
 	}
 	if c.Seq != nil {
 		st.Seq = *c.Seq
