@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +17,13 @@ import (
 // progressQueue bounds the progress notifications of one call waiting to
 // be written; past it they are dropped (the result still comes).
 const progressQueue = 64
+
+// progressGrace and progressDrain bound the wait for progress
+// notifications that trail the result (see drainProgress).
+const (
+	progressGrace = 20 * time.Millisecond
+	progressDrain = 200 * time.Millisecond
+)
 
 // progressChunk is one streamed progress chunk.
 type progressChunk struct {
@@ -79,14 +87,9 @@ func (a *Agent) Call(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request
 			wait = false
 		}
 	}
-	for drained := false; !drained; { // progress sent before the result goes first
-		select {
-		case p := <-progress:
-			if err := writeProgress(w, p); err != nil {
-				return err
-			}
-		default:
-			drained = true
+	if progress != nil {
+		if err := drainProgress(w, progress); err != nil {
+			return err
 		}
 	}
 	if out.err != nil {
@@ -101,6 +104,31 @@ func (a *Agent) Call(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request
 	}
 	_, err = w.Write(body)
 	return err
+}
+
+// drainProgress writes the progress notifications that the SDK still
+// delivers after the result: it hands notifications to a handler
+// goroutine but the result to the caller at once, so a notification sent
+// before the result may come after it. It waits until none came for
+// progressGrace, at most progressDrain.
+func drainProgress(w aitp.ResponseWriter, progress <-chan *mcp.ProgressNotificationParams) error {
+	limit := time.NewTimer(progressDrain)
+	defer limit.Stop()
+	quiet := time.NewTimer(progressGrace)
+	defer quiet.Stop()
+	for {
+		select {
+		case p := <-progress:
+			if err := writeProgress(w, p); err != nil {
+				return err
+			}
+			quiet.Reset(progressGrace)
+		case <-quiet.C:
+			return nil
+		case <-limit.C:
+			return nil
+		}
+	}
 }
 
 func writeProgress(w aitp.ResponseWriter, p *mcp.ProgressNotificationParams) error {
