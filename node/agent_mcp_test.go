@@ -183,3 +183,24 @@ func TestMCPStdioServerRestarts(t *testing.T) {
 		t.Fatalf("status after the restart %+v", now)
 	}
 }
+
+func TestConfigTakesOneAgent(t *testing.T) {
+	base := node.Config{DataDir: t.TempDir()}
+	for _, tc := range []struct {
+		name string
+		set  func(*node.Config)
+		ok   bool
+	}{
+		{"command", func(c *node.Config) { c.AgentMCPCommand = "npx -y server" }, true},
+		{"url", func(c *node.Config) { c.AgentMCPURL = "http://127.0.0.1:3000/mcp" }, true},
+		{"two agents", func(c *node.Config) { c.AgentURL, c.AgentMCPCommand = "http://127.0.0.1:1", "server" }, false},
+		{"bad quote", func(c *node.Config) { c.AgentMCPCommand = "server 'arg" }, false},
+		{"bad url", func(c *node.Config) { c.AgentMCPURL = "ftp://host/mcp" }, false},
+	} {
+		c := base
+		tc.set(&c)
+		if err := c.Validate(); (err == nil) != tc.ok || (err != nil && !errors.Is(err, node.ErrInvalidConfig)) {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
