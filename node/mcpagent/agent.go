@@ -131,6 +131,12 @@ func (a *Agent) Start(ctx context.Context) error {
 		a.setDown(err, false)
 		return fmt.Errorf("mcpagent: connect: %w", err)
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed { // Close ran meanwhile and did not wait for a supervisor
+		sess.Close()
+		return ErrClosed
+	}
 	a.wg.Add(1)
 	go a.supervise(sess)
 	return nil

@@ -15,7 +15,7 @@
 // "structuredContent": ...}). When the caller accepts a streamed reply,
 // every MCP progress notification of the call is one chunk
 // ({"progress": p, "total": t, "message": m}) and the result is the last.
-// The mapping of MCP failures to AITP statuses (errors.go, statusOf):
+// The mapping of MCP failures to AITP statuses (call.go):
 //
 //	unknown tool (-32601, or -32602 "unknown tool")   NOT_FOUND
 //	invalid params (-32602), schema check fails        INVALID_REQUEST
@@ -27,7 +27,7 @@
 // # Lifecycle
 //
 // New checks the options; Start connects (a failure to connect the first
-// time is returned), lists the tools and starts the supervisor. When the
+// time is returned: a node with a misconfigured server does not start), lists the tools and starts the supervisor. When the
 // server ends its session (the process exits, the HTTP session fails) the
 // supervisor reconnects (restarting the command) after a backoff that
 // doubles from MinBackoff to MaxBackoff and is reset once a session has
