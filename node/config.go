@@ -19,6 +19,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/node/httpapi"
+	"github.com/adpnode/adpnode/node/mcpagent"
 )
 
 // Defaults applied by DefaultConfig and, for zero values, by New.
@@ -60,6 +61,14 @@ type Config struct {
 	Directory bool
 	// AgentURL forwards tool calls to this HTTP agent; "" = none.
 	AgentURL string
+	// AgentMCPCommand runs this command line (split by
+	// mcpagent.SplitCommand) as an MCP server over stdio, restarted when it
+	// exits; its tools are the card's tools and calls to them are
+	// forwarded as tools/call. "" = none.
+	AgentMCPCommand string
+	// AgentMCPURL connects to this Streamable HTTP MCP server, as
+	// AgentMCPCommand does to a command. "" = none.
+	AgentMCPURL string
 	// DemoAgent serves the built-in demo tools in-process (and puts them on
 	// the card); other tools still go to AgentURL when set.
 	DemoAgent bool
@@ -148,17 +157,7 @@ func (c Config) Validate() error {
 			bad(fmt.Sprintf("bootstrap[%d]", i), "%v", err)
 		}
 	}
-	if c.AgentURL != "" {
-		u, err := url.Parse(c.AgentURL)
-		switch {
-		case err != nil:
-			bad("agent_url", "%v", err)
-		case u.Scheme != "http" && u.Scheme != "https":
-			bad("agent_url", "%q: scheme must be http or https", c.AgentURL)
-		case u.Host == "":
-			bad("agent_url", "%q: host missing", c.AgentURL)
-		}
-	}
+	c.validateAgent(bad)
 	if c.GossipInterval < 0 {
 		bad("gossip_interval", "must not be negative")
 	}
@@ -172,6 +171,39 @@ func (c Config) Validate() error {
 		bad("conn_low", "need 0 <= conn_low <= conn_high (got %d, %d)", c.ConnLow, c.ConnHigh)
 	}
 	return errors.Join(errs...)
+}
+
+// validateAgent checks the agent options: one agent at most, and each
+// well formed.
+func (c Config) validateAgent(bad func(name, format string, args ...any)) {
+	n := 0
+	for _, s := range []string{c.AgentURL, c.AgentMCPCommand, c.AgentMCPURL} {
+		if s != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		bad("agent_url", "set at most one of agent_url, agent_mcp_command and agent_mcp_url")
+	}
+	for _, u := range []struct{ name, raw string }{{"agent_url", c.AgentURL}, {"agent_mcp_url", c.AgentMCPURL}} {
+		if u.raw == "" {
+			continue
+		}
+		p, err := url.Parse(u.raw)
+		switch {
+		case err != nil:
+			bad(u.name, "%v", err)
+		case p.Scheme != "http" && p.Scheme != "https":
+			bad(u.name, "%q: scheme must be http or https", u.raw)
+		case p.Host == "":
+			bad(u.name, "%q: host missing", u.raw)
+		}
+	}
+	if c.AgentMCPCommand != "" {
+		if _, err := mcpagent.SplitCommand(c.AgentMCPCommand); err != nil {
+			bad("agent_mcp_command", "%v", err)
+		}
+	}
 }
 
 // checkLoopbackHostPort accepts host:port where host is a loopback IP or
@@ -212,6 +244,8 @@ type fileConfig struct {
 	Bootstrap         []string `json:"bootstrap"`
 	Directory         *bool    `json:"directory"`
 	AgentURL          *string  `json:"agent_url"`
+	AgentMCPCommand   *string  `json:"agent_mcp_command"`
+	AgentMCPURL       *string  `json:"agent_mcp_url"`
 	DemoAgent         *bool    `json:"demo_agent"`
 	GossipInterval    *string  `json:"gossip_interval"`
 	RepublishInterval *string  `json:"republish_interval"`
@@ -253,6 +287,8 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	set(&cfg.DataDir, fc.DataDir)
 	set(&cfg.APIAddr, fc.API)
 	set(&cfg.AgentURL, fc.AgentURL)
+	set(&cfg.AgentMCPCommand, fc.AgentMCPCommand)
+	set(&cfg.AgentMCPURL, fc.AgentMCPURL)
 	if fc.Listen != nil {
 		cfg.Listen = fc.Listen
 	}
@@ -303,6 +339,8 @@ const (
 	EnvBootstrap      = "ADPNODE_BOOTSTRAP"
 	EnvDirectory      = "ADPNODE_DIRECTORY"
 	EnvAgentURL       = "ADPNODE_AGENT_URL"
+	EnvAgentMCPCmd    = "ADPNODE_AGENT_MCP_COMMAND"
+	EnvAgentMCPURL    = "ADPNODE_AGENT_MCP_URL"
 	EnvDemoAgent      = "ADPNODE_DEMO_AGENT"
 	EnvGossipInterval = "ADPNODE_GOSSIP_INTERVAL"
 	EnvSmallMemory    = "ADPNODE_SMALL_MEMORY"
@@ -321,6 +359,12 @@ func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) error {
 	}
 	if v, ok := lookup(EnvAgentURL); ok {
 		cfg.AgentURL = v
+	}
+	if v, ok := lookup(EnvAgentMCPCmd); ok {
+		cfg.AgentMCPCommand = v
+	}
+	if v, ok := lookup(EnvAgentMCPURL); ok {
+		cfg.AgentMCPURL = v
 	}
 	if v, ok := lookup(EnvListen); ok {
 		cfg.Listen = splitList(v)

@@ -22,6 +22,8 @@ type testNode struct {
 	demo              bool
 	directory         bool
 	agentURL          string
+	agentMCPCommand   string // see node.Config.AgentMCPCommand
+	agentMCPURL       string
 	bootstrap         []string
 	dataDir           string // reuse (restart); empty = fresh
 	noAPI             bool
@@ -60,6 +62,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 	if tn.noAPI {
 		cfg.APIAddr = ""
 	}
+	cfg.AgentMCPCommand, cfg.AgentMCPURL = tn.agentMCPCommand, tn.agentMCPURL
 	n, err := node.New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)

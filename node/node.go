@@ -55,7 +55,7 @@ type Node struct {
 	dht    *dht.DHT
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
-	agent  *httpAgent
+	agent  toolAgent
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
 
@@ -160,10 +160,10 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.host.Close)
 
-	if cfg.AgentURL != "" {
-		if n.agent, err = newHTTPAgent(cfg.AgentURL); err != nil {
-			return nil, err
-		}
+	if n.agent, err = n.newAgent(); err != nil {
+		return nil, err
+	}
+	if n.agent != nil {
 		closers = append(closers, func() error { n.agent.close(); return nil })
 	}
 
@@ -265,8 +265,11 @@ func (n *Node) Start(ctx context.Context) error {
 		return ErrStarted
 	}
 	n.started = true
-	card := n.card
 	n.mu.Unlock()
+	if err := n.startAgent(ctx); err != nil {
+		return fmt.Errorf("node: agent: %w", err)
+	}
+	card := n.Card()
 
 	if n.needsCardUpdate(card) {
 		if err := n.UpdateCard(ctx, func(*adp.Card) {}); err != nil { // UpdateCard shapes it

@@ -17,7 +17,7 @@ func (n *Node) Status() Status {
 	st := Status{
 		AgentID: n.agentID, PeerID: n.self.String(), Name: c.Name,
 		Peers: len(n.Peers()), Cards: n.CardCount(), Directory: n.cfg.Directory, APIURL: n.APIURL(),
-		Addrs: []string{},
+		Addrs: []string{}, Agent: n.agentStatus(),
 	}
 	if c.Seq != nil {
 		st.Seq = *c.Seq

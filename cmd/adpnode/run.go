@@ -20,6 +20,7 @@ import (
 // line override the environment and the config file.
 type runFlags struct {
 	config, dataDir, api, agentURL, logLevel string
+	agentMCPCommand, agentMCPURL             string
 	listen, bootstrap                        []string
 	directory, demoAgent, smallMemory        bool
 	gossipInterval                           time.Duration
@@ -34,11 +35,12 @@ func newRunCmd() *cobra.Command {
 
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
-bootstrap, directory, agent_url, demo_agent, gossip_interval,
+bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
+demo_agent, gossip_interval,
 republish_interval, card_ttl, conn_low, conn_high, small_memory), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
 ADPNODE_BOOTSTRAP, ADPNODE_DIRECTORY, ADPNODE_AGENT_URL,
-ADPNODE_DEMO_AGENT, ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY; lists
+ADPNODE_AGENT_MCP_COMMAND, ADPNODE_AGENT_MCP_URL, ADPNODE_DEMO_AGENT, ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY; lists
 comma separated) and flags.
 
 The HTTP API's base URL is written to DIR/api once it listens.`,
@@ -61,6 +63,8 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.StringArrayVar(&rf.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr ending in /p2p/<peer id>, repeatable")
 	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
 	f.StringVar(&rf.agentURL, "agent-url", "", "forward tool calls to this HTTP agent (POST <url>/<tool>)")
+	f.StringVar(&rf.agentMCPCommand, "agent-mcp-command", "", `run this MCP server over stdio ("npx -y @scope/server arg"); its tools become the card's tools`)
+	f.StringVar(&rf.agentMCPURL, "agent-mcp-url", "", "connect to this Streamable HTTP MCP server; its tools become the card's tools")
 	f.BoolVar(&rf.demoAgent, "demo-agent", false, "serve the built-in demo tools (echo, wordcount, reverse)")
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
@@ -101,6 +105,12 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("agent-url") {
 		cfg.AgentURL = rf.agentURL
+	}
+	if f.Changed("agent-mcp-command") {
+		cfg.AgentMCPCommand = rf.agentMCPCommand
+	}
+	if f.Changed("agent-mcp-url") {
+		cfg.AgentMCPURL = rf.agentMCPURL
 	}
 	if f.Changed("demo-agent") {
 		cfg.DemoAgent = rf.demoAgent

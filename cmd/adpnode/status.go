@@ -40,6 +40,12 @@ func newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
 			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
+			if a := st.Agent; a != nil {
+				fmt.Fprintf(w, "mcp server\t%s %s over %s, %s, %d tools, %d restarts\n", a.Server, a.Protocol, a.Transport, a.State, a.Tools, a.Restarts)
+				if a.LastError != "" {
+					fmt.Fprintf(w, "mcp last error\t%s\n", a.LastError)
+				}
+			}
 			for _, a := range st.Addrs {
 				fmt.Fprintf(w, "listen\t%s\n", termtext.Escape(a))
 			}

@@ -16,6 +16,21 @@ type Status struct {
 	Directory bool     `json:"directory"`
 	APIURL    string   `json:"api_url,omitempty"`
 	Seq       uint64   `json:"seq"`
+	// Agent is the state of the MCP server behind the node, if any.
+	Agent *AgentStatus `json:"agent,omitempty"`
+}
+
+// AgentStatus is the state of an MCP server behind the node
+// (--agent-mcp-command or --agent-mcp-url).
+type AgentStatus struct {
+	Transport string `json:"transport"` // stdio, http or custom
+	State     string `json:"state"`     // starting, running, restarting, closed
+	Restarts  int    `json:"restarts"`  // reconnects (restarts of the command) tried since Start
+	LastError string `json:"last_error,omitempty"`
+	PID       int    `json:"pid,omitempty"` // of the running command
+	Protocol  string `json:"protocol,omitempty"`
+	Server    string `json:"server,omitempty"` // serverInfo name/version
+	Tools     int    `json:"tools"`
 }
 
 // PeerInfo describes a connected peer (GET /v1/peers).

@@ -1,0 +1,106 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/mcpagent"
+)
+
+// toolAgent serves the card's tools that the node does not serve itself:
+// the agent's HTTP server (httpAgent) or an MCP server (mcpAgent).
+type toolAgent interface {
+	call(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request, caller string) error
+	close()
+}
+
+// mcpAgent is an MCP server behind the node (package mcpagent); its tool
+// list is the card's tool list.
+type mcpAgent struct{ *mcpagent.Agent }
+
+func (m mcpAgent) call(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request, caller string) error {
+	return m.Call(ctx, w, r, caller)
+}
+
+func (m mcpAgent) close() { m.Close() }
+
+// newAgent builds the agent cfg names (Validate allows one at most), or
+// returns nil.
+func (n *Node) newAgent() (toolAgent, error) {
+	var opt mcpagent.Option
+	switch {
+	case n.cfg.AgentURL != "":
+		a, err := newHTTPAgent(n.cfg.AgentURL)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	case n.cfg.AgentMCPCommand != "":
+		argv, err := mcpagent.SplitCommand(n.cfg.AgentMCPCommand)
+		if err != nil {
+			return nil, err
+		}
+		opt = mcpagent.Command(argv...)
+	case n.cfg.AgentMCPURL != "":
+		opt = mcpagent.URL(n.cfg.AgentMCPURL)
+	default:
+		return nil, nil
+	}
+	a, err := mcpagent.New(opt, mcpagent.Logger(n.log), mcpagent.OnToolsChanged(n.setAgentTools))
+	if err != nil {
+		return nil, err
+	}
+	return mcpAgent{a}, nil
+}
+
+// startAgent connects the MCP server, if there is one; its tools reach the
+// card through setAgentTools before it returns.
+func (n *Node) startAgent(ctx context.Context) error {
+	if m, ok := n.agent.(mcpAgent); ok {
+		return m.Start(ctx)
+	}
+	return nil
+}
+
+// setAgentTools makes the MCP server's tools the card's tools (the demo
+// tools stay, see shapeCard) and keeps what the bridge could not put on
+// them in extensions["mcp"]; UpdateCard re-signs and re-publishes.
+func (n *Node) setAgentTools(tools []adp.Tool, ext json.RawMessage) {
+	old := n.Card()
+	probe := old.Clone()
+	probe.Tools = tools
+	n.shapeCard(probe)
+	if reflect.DeepEqual(probe.Tools, old.Tools) && string(ext) == string(old.Extensions[bridge.NamespaceMCP]) {
+		return
+	}
+	err := n.UpdateCard(n.ctx, func(c *adp.Card) {
+		c.Tools = tools
+		switch {
+		case ext != nil && c.Extensions == nil:
+			c.Extensions = map[string]json.RawMessage{bridge.NamespaceMCP: ext}
+		case ext != nil:
+			c.Extensions[bridge.NamespaceMCP] = ext
+		default:
+			delete(c.Extensions, bridge.NamespaceMCP)
+		}
+	})
+	if err != nil {
+		n.log.Warn("card update with the MCP server's tools", "err", err)
+		return
+	}
+	n.log.Info("card updated with the MCP server's tools", "tools", len(tools))
+}
+
+// agentStatus is the MCP server's state for Status, or nil.
+func (n *Node) agentStatus() *mcpagent.Status {
+	m, ok := n.agent.(mcpAgent)
+	if !ok {
+		return nil
+	}
+	st := m.Status()
+	return &st
+}
