@@ -27,11 +27,16 @@ type DiscoverRequest struct {
 	IncludeEvidence bool                       `json:"include_evidence,omitempty"`
 	Detail          string                     `json:"detail,omitempty"` // minimal|summary|full, default summary
 	ClientContext   json.RawMessage            `json:"client_context,omitempty"`
+	// Probe asks the service to ping the top candidates before it
+	// answers and to report the measured round trip (an adpnode
+	// extension; a service that cannot probe ignores it).
+	Probe bool `json:"probe,omitempty"`
 }
 
 // ParseDiscoverRequest decodes and checks an adp.discover body. An empty
-// body is an empty request. Unknown top-level fields are ignored; known
-// ones must have the right type and bounds, and every problem is reported
+// body is an empty request. An unknown top-level field is refused (a
+// misspelled "querry" would otherwise return every agent at the same
+// score); known ones must have the right type and bounds, and every problem is reported
 // in a *ValidationError by JSON Pointer. Other errors wrap ErrTooLarge,
 // ErrTooDeep or ErrMalformed. The defaults (limit 10, min_score 0.1, detail
 // summary) are applied.
@@ -40,7 +45,8 @@ type DiscoverRequest struct {
 // MaxDiscoverTags entries in each tag list and in protocols, query at most
 // MaxQueryLen octets, tags in the skill tag syntax optionally ending in
 // "/*" (prefix match), constraints.max_results_age_seconds a number >= 0,
-// constraints.allow_stale a boolean, client_context an object.
+// constraints.allow_stale a boolean, constraints.relevance_floor a number
+// in [0, 1], client_context an object, probe a boolean.
 func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 	if len(body) > MaxDiscoverRequestSize {
 		return nil, fmt.Errorf("%w: request is %d octets, limit %d", ErrTooLarge, len(body), MaxDiscoverRequestSize)
@@ -139,6 +145,11 @@ func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
 		if raw, ok := obj[ConstraintAllowStale]; ok {
 			d.bool(p+"/"+ConstraintAllowStale, raw)
 		}
+		if raw, ok := obj[ConstraintRelevanceFloor]; ok {
+			if f, ok := d.number(p+"/"+ConstraintRelevanceFloor, raw); ok && (f < 0 || f > 1) {
+				d.add(p+"/"+ConstraintRelevanceFloor, "must be a number between 0 and 1")
+			}
+		}
 	case "include_evidence":
 		if b := d.bool(p, v); b != nil {
 			r.IncludeEvidence = *b
@@ -154,6 +165,12 @@ func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
 		if _, ok := d.object(p, v); ok {
 			r.ClientContext = v
 		}
+	case "probe":
+		if b := d.bool(p, v); b != nil {
+			r.Probe = *b
+		}
+	default:
+		d.add(p, "unknown field")
 	}
 }
 
@@ -221,6 +238,19 @@ func (r *DiscoverRequest) MaxResultsAge() (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
+// RelevanceFloor returns constraints.relevance_floor, if given.
+func (r *DiscoverRequest) RelevanceFloor() (float64, bool) {
+	raw, ok := r.Constraints[ConstraintRelevanceFloor]
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 || f > 1 {
+		return 0, false
+	}
+	return f, true
+}
+
 // AllowStale reports constraints.allow_stale.
 func (r *DiscoverRequest) AllowStale() bool {
 	return string(r.Constraints[ConstraintAllowStale]) == "true"
@@ -232,7 +262,7 @@ func (r *DiscoverRequest) AllowStale() bool {
 func (r *DiscoverRequest) UnsupportedConstraints() []string {
 	var out []string
 	for k := range r.Constraints {
-		if k != ConstraintMaxResultsAge && k != ConstraintAllowStale {
+		if k != ConstraintMaxResultsAge && k != ConstraintAllowStale && k != ConstraintRelevanceFloor {
 			out = append(out, k)
 		}
 	}

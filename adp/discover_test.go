@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseDiscoverRequestDefaults(t *testing.T) {
-	for _, body := range []string{"", "  ", "{}", `{"unknown_field": [1, {"x": 2}]}`} {
+	for _, body := range []string{"", "  ", "{}", `{"client_context": {"x": 2}}`} {
 		r, err := adp.ParseDiscoverRequest([]byte(body))
 		if err != nil {
 			t.Fatalf("%q: %v", body, err)
@@ -151,5 +151,44 @@ func TestDiscoverResponseJSON(t *testing.T) {
 	want := `{"request_id":"r1","generated_at":"2026-03-24T12:00:00Z","results":[{"agent_card":{"id":"agent://k51x","name":"n"},"id":"agent://k51x","name":"n","score":0.5,"matched_tags":[],"score_components":{"tag":1},"weights":{"tag":0.5},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}]}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+}
+
+func TestParseDiscoverRequestRefusesUnknownFields(t *testing.T) {
+	// A misspelled field is refused with its path, not ignored: ignored,
+	// "querry" turned a text query into an empty one that returns every
+	// agent at the same score.
+	for body, path := range map[string]string{
+		`{"querry": "translate a contract"}`:         "/querry",
+		`{"tag": ["nlp"]}`:                           "/tag",
+		`{"query": "ocr", "unknown_field": [1, {}]}`: "/unknown_field",
+		`{"a/b~c": 1}`:                               "/a~1b~0c",
+	} {
+		_, err := adp.ParseDiscoverRequest([]byte(body))
+		var ve *adp.ValidationError
+		if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Path != path {
+			t.Fatalf("%s: got %v, want one problem at %s", body, err, path)
+		}
+	}
+}
+
+func TestParseDiscoverRequestRelevanceFloor(t *testing.T) {
+	r, err := adp.ParseDiscoverRequest([]byte(`{"query": "ocr", "probe": true, "constraints": {"relevance_floor": 0.05}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := r.RelevanceFloor(); !ok || f != 0.05 || !r.Probe {
+		t.Fatalf("floor %v %v, probe %v", f, ok, r.Probe)
+	}
+	if u := r.UnsupportedConstraints(); len(u) != 0 {
+		t.Fatalf("relevance_floor reported unsupported: %v", u)
+	}
+	if _, ok := (&adp.DiscoverRequest{}).RelevanceFloor(); ok {
+		t.Fatal("floor reported without the constraint")
+	}
+	for _, body := range []string{`{"constraints": {"relevance_floor": 1.5}}`, `{"constraints": {"relevance_floor": "x"}}`, `{"probe": 1}`} {
+		if _, err := adp.ParseDiscoverRequest([]byte(body)); err == nil {
+			t.Fatalf("%s accepted", body)
+		}
 	}
 }

@@ -63,4 +63,9 @@ const (
 const (
 	ConstraintMaxResultsAge = "max_results_age_seconds"
 	ConstraintAllowStale    = "allow_stale"
+	// ConstraintRelevanceFloor sets the relevance floor: a candidate
+	// whose relevance is below this fraction of the best relevance is
+	// dropped (0 turns the floor off). The answer reports the floor used
+	// in applied_filters.
+	ConstraintRelevanceFloor = "relevance_floor"
 )

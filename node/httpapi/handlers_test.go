@@ -70,6 +70,8 @@ func TestHandlerRequestErrors(t *testing.T) {
 		{"POST", "/v1/invoke", `{"agent":"x","method":"m"} trailing`, 400, ""},
 		{"POST", "/v1/describe", `[1,2]`, 400, ""},
 		{"POST", "/v1/discover", `{"limit":1000}`, 400, "/limit"},
+		{"POST", "/v1/discover", `{"querry":"ocr"}`, 400, "/querry"},
+		{"POST", "/v1/discover", `{"tag":["nlp"]}`, 400, "/tag"},
 		{"GET", "/v1/nothing", "", 404, ""},
 		{"DELETE", "/v1/card", "", 405, ""},
 		{"GET", "/v1/discover", "", 405, ""},
