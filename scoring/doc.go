@@ -69,10 +69,15 @@
 // AllowStale), the load filter, and MinScore. A result must match at least
 // one query tag or term unless the query has neither (a filter-only
 // query), and its relevance (weighted tag and semantic factors) must be
-// at least the relevance floor (default 0.3) times the best relevance
-// among the agents that pass the filters: reputation, availability and
-// Rating reorder relevant agents but cannot make an irrelevant one
-// relevant.
+// at least the relevance floor times the best relevance among the
+// agents that pass the filters: reputation, availability and rating
+// reorder relevant agents but cannot make an irrelevant one relevant.
+// The floor is Query.RelevanceFloor when the query sets it, else the
+// model's (WithRelevanceFloor, default 0.3) divided by the query's
+// aspects, its tags and the clauses of its text (Model.RelevanceFloor):
+// an agent that answers one aspect of a multi-skill query as well as the
+// best result answers the whole is not cut. Result.RelevanceFloor
+// reports the floor applied.
 //
 // # Signals
 //

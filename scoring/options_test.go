@@ -37,3 +37,28 @@ func TestDefaultsAndWeights(t *testing.T) {
 		t.Error("cold-start boost 2 accepted")
 	}
 }
+
+func TestRelevanceFloorPerAspect(t *testing.T) {
+	m, err := scoring.NewModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := 0.5
+	for _, tt := range []struct {
+		q    scoring.Query
+		want float64
+	}{
+		{scoring.Query{Text: "OCR"}, scoring.DefaultRelevanceFloor},
+		{scoring.Query{Text: "optical character recognition for receipts"}, scoring.DefaultRelevanceFloor},
+		{scoring.Query{Text: "translate, transcribe, OCR, statistics, code generation"}, scoring.DefaultRelevanceFloor / 5},
+		{scoring.Query{Text: "翻译；语音识别"}, scoring.DefaultRelevanceFloor / 2},
+		{scoring.Query{Text: "ocr,, ;\n"}, scoring.DefaultRelevanceFloor},
+		{scoring.Query{Text: "ocr", Tags: []string{"nlp"}}, scoring.DefaultRelevanceFloor / 2},
+		{scoring.Query{}, scoring.DefaultRelevanceFloor},
+		{scoring.Query{Text: "a, b", RelevanceFloor: &set}, 0.5},
+	} {
+		if got := m.Prepare(tt.q).Floor; got != tt.want {
+			t.Errorf("%q tags %v: floor %v, want %v", tt.q.Text, tt.q.Tags, got, tt.want)
+		}
+	}
+}

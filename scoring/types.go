@@ -89,6 +89,10 @@ type Query struct {
 	AllowStale bool
 	Limit      int     // 0: DefaultLimit
 	MinScore   float64 // results below are dropped; use a negative value for 0
+	// RelevanceFloor, when set, replaces the floor the model derives
+	// from WithRelevanceFloor and the query's aspects (Model.RelevanceFloor);
+	// 0 turns the floor off.
+	RelevanceFloor *float64
 }
 
 // Components are the factors of one hit, each in [0, 1].
@@ -154,6 +158,8 @@ type Result struct {
 	// their score bound being below the k-th best score.
 	Released int
 	Warnings []string
+	// RelevanceFloor is the relevance floor applied (Plan.Floor).
+	RelevanceFloor float64
 	// Weights are the effective weights for this query: the weight of a
 	// relevance factor the query does not ask for (tags or text) moves to
 	// the other one, or to the remaining factors when it has neither.

@@ -199,6 +199,9 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 	}
 	now := d.now()
 	q, unsupported := QueryFromRequest(req)
+	if f, ok := req.RelevanceFloor(); ok {
+		q.RelevanceFloor = &f
+	}
 	res := d.idx.Search(q, d.signals, now)
 	resp := &adp.DiscoverResponse{
 		RequestID:          newRequestID(),
@@ -208,6 +211,9 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 		UnsupportedFilters: unsupported,
 		Warnings:           res.Warnings,
 	}
+	// The relevance floor drops results the client did not filter out
+	// itself: it is always reported, with the value applied.
+	resp.AppliedFilters[adp.ConstraintRelevanceFloor] = res.RelevanceFloor
 	detail := req.Detail
 	d.mu.RLock()
 	defer d.mu.RUnlock()
