@@ -48,10 +48,14 @@
 //   - reputation: Laplace-smoothed success rate of this node's own calls,
 //     plus a cold-start boost (0.2) for agents with fewer than 5 completed
 //     tasks (ADP §5.2). Nothing a card says about itself is used.
-//   - availability: 1 when the agent was seen within the availability
-//     window (10 min), is not inactive or suspended and runs fewer tasks
-//     than its max_concurrent_tasks; else 0. Agents at or above their
-//     limit are excluded (ADP §5.3).
+//   - availability: what the node observes, never what the card says:
+//     1 when the agent is connected or was heard from (a call answered,
+//     a greeting, a re-broadcast of its card) within the availability
+//     window (10 min; the node sets two re-broadcast intervals), is not
+//     inactive or suspended and runs fewer tasks than its
+//     max_concurrent_tasks; each call failed in a row since the last
+//     success takes 1/3 off, and the third makes it 0 (an open circuit).
+//     Agents at or above their limit are excluded (ADP §5.3).
 //   - rating: mean stars mapped to [0, 1], shrunk to 0.5 by two virtual
 //     ratings.
 //   - freshness: 1 just received, linearly down to 0 at expiry; weight 0

@@ -250,11 +250,19 @@ func ParseStatus(s string) uint8 {
 	return statusUnknown
 }
 
-// Availability is 1 when the agent was reachable within the window, is
-// neither inactive nor suspended, and runs fewer tasks than its
-// max_concurrent_tasks (0 = no limit); else 0 (ADP Table 11).
+// FailuresUnavailable is the number of consecutive failed calls that
+// make an agent unavailable (the circuit opens); each failure before it
+// lowers availability by 1/FailuresUnavailable.
+const FailuresUnavailable = 3
+
+// Availability is what this node observes of the agent (ADP Table 11):
+// 0 when it is inactive or suspended, runs as many tasks as its
+// max_concurrent_tasks (0 = no limit), failed FailuresUnavailable calls
+// in a row, or was neither connected nor heard from within the
+// availability window; else 1 less 1/FailuresUnavailable per failed call
+// since the last that succeeded.
 func (c *Model) Availability(s Signals, maxConc int32, status uint8, now time.Time) float64 {
-	if s.LastSeen.IsZero() || now.Sub(s.LastSeen) > c.availWindow {
+	if !s.Connected && (s.LastSeen.IsZero() || now.Sub(s.LastSeen) > c.availWindow) {
 		return 0
 	}
 	if status == statusInactive || status == statusSuspended {
@@ -263,7 +271,10 @@ func (c *Model) Availability(s Signals, maxConc int32, status uint8, now time.Ti
 	if maxConc > 0 && s.ActiveTasks >= int(maxConc) {
 		return 0
 	}
-	return 1
+	if s.ConsecutiveFailures >= FailuresUnavailable {
+		return 0
+	}
+	return 1 - float64(max(s.ConsecutiveFailures, 0))/FailuresUnavailable
 }
 
 // Overloaded is the load filter of ADP §5.3.

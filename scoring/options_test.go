@@ -2,6 +2,7 @@ package scoring_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/adpnode/adpnode/scoring"
 )
@@ -59,6 +60,33 @@ func TestRelevanceFloorPerAspect(t *testing.T) {
 	} {
 		if got := m.Prepare(tt.q).Floor; got != tt.want {
 			t.Errorf("%q tags %v: floor %v, want %v", tt.q.Text, tt.q.Tags, got, tt.want)
+		}
+	}
+}
+
+func TestAvailabilityObserved(t *testing.T) {
+	m, err := scoring.NewModel(scoring.WithAvailabilityWindow(10 * time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	active := scoring.ParseStatus("active")
+	for _, tt := range []struct {
+		name   string
+		s      scoring.Signals
+		status uint8
+		want   float64
+	}{
+		{"never heard", scoring.Signals{}, active, 0},
+		{"connected, never called", scoring.Signals{Connected: true}, active, 1},
+		{"heard within the window", scoring.Signals{LastSeen: now.Add(-9 * time.Minute)}, active, 1},
+		{"silent past the window", scoring.Signals{LastSeen: now.Add(-11 * time.Minute)}, active, 0},
+		{"one failure", scoring.Signals{Connected: true, ConsecutiveFailures: 1}, active, 1 - 1.0/scoring.FailuresUnavailable},
+		{"circuit open", scoring.Signals{Connected: true, LastSeen: now, ConsecutiveFailures: scoring.FailuresUnavailable}, active, 0},
+		{"suspended", scoring.Signals{Connected: true}, scoring.ParseStatus("suspended"), 0},
+	} {
+		if got := m.Availability(tt.s, 0, tt.status, now); got != tt.want {
+			t.Errorf("%s: availability %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -60,14 +60,23 @@ type Signals struct {
 	Calls, Successes, Failures int
 	CompletedTasks             int
 	RatingSum, RatingCount     int // stars 1..5
-	LastSeen                   time.Time
-	ActiveTasks                int
+	// LastSeen is when this node last heard from the agent: a call
+	// answered, a greeting, a re-broadcast of its card.
+	LastSeen    time.Time
+	ActiveTasks int
+	// Connected reports a live connection to the agent's peer now.
+	Connected bool
+	// ConsecutiveFailures counts this node's calls to the agent that
+	// failed since the last one that succeeded; at FailuresUnavailable
+	// the agent is unavailable whatever else was heard of it.
+	ConsecutiveFailures int
 }
 
 // IsZero reports whether s records nothing.
 func (s Signals) IsZero() bool {
 	return s.Calls == 0 && s.Successes == 0 && s.Failures == 0 && s.CompletedTasks == 0 &&
-		s.RatingSum == 0 && s.RatingCount == 0 && s.LastSeen.IsZero() && s.ActiveTasks == 0
+		s.RatingSum == 0 && s.RatingCount == 0 && s.LastSeen.IsZero() && s.ActiveTasks == 0 &&
+		!s.Connected && s.ConsecutiveFailures == 0
 }
 
 // SignalFunc returns the signals of an agent. It is called only for
