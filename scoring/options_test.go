@@ -1,6 +1,7 @@
 package scoring_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -85,7 +86,7 @@ func TestAvailabilityObserved(t *testing.T) {
 		{"circuit open", scoring.Signals{Connected: true, LastSeen: now, ConsecutiveFailures: scoring.FailuresUnavailable}, active, 0},
 		{"suspended", scoring.Signals{Connected: true}, scoring.ParseStatus("suspended"), 0},
 	} {
-		if got := m.Availability(tt.s, 0, tt.status, now); got != tt.want {
+		if got := m.Availability(tt.s, 0, tt.status, now); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: availability %v, want %v", tt.name, got, tt.want)
 		}
 	}
