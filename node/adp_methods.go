@@ -35,6 +35,9 @@ type advertisedCards struct{ n *Node }
 // origin.
 func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
 	stored, err := s.n.intake.Keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: adp.AgentID(from), Owner: from})
+	if err == nil {
+		s.n.heard(c.ID) // a greeting from the owner
+	}
 	switch {
 	case errors.Is(err, intake.ErrOwnCard):
 		return false, nil

@@ -1,0 +1,97 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/polltest"
+	"github.com/adpnode/adpnode/node"
+)
+
+// testClock is a clock tests move by hand, safe for concurrent use.
+type testClock struct{ offset atomic.Int64 }
+
+func (c *testClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+const liveQuery = `{"tags": ["data/weather"], "query": "weather forecast", "min_score": 0, "include_evidence": true}`
+
+// availabilities returns the availability of every result of n's local
+// discovery for liveQuery, in rank order.
+func availabilities(t *testing.T, n *node.Node) ([]string, map[string]float64) {
+	t.Helper()
+	req, err := adp.ParseDiscoverRequest([]byte(liveQuery))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := n.Discover(context.Background(), req, "local")
+	if err != nil {
+		t.Fatalf("discover: %v", err)
+	}
+	var ids []string
+	av := map[string]float64{}
+	for _, r := range resp.Results {
+		ids = append(ids, r.ID)
+		av[r.ID] = r.ScoreComponents["availability"]
+	}
+	return ids, av
+}
+
+func weatherAgent(bootstrap string, agentURL string) testNode {
+	return testNode{name: "Weather Oracle", description: "Forecasts the weather for any city.", skills: []string{"data/weather"},
+		tools: []adp.Tool{{Name: "forecast", Description: "Forecast the weather"}}, agentURL: agentURL, bootstrap: []string{bootstrap}, noAPI: true}
+}
+
+// TestKilledAgentFallsBelowLiveOnes: two agents equal on text greet a
+// hub and stay connected: both are available though never called. One is
+// killed; within two re-broadcast intervals (the hub's clock moved by
+// hand) it is unavailable and ranked below the live one, still listed.
+func TestKilledAgentFallsBelowLiveOnes(t *testing.T) {
+	clock := &testClock{}
+	hub := startNode(t, testNode{name: "hub", noAPI: true, clock: clock.now})
+	live := startNode(t, weatherAgent(addrOf(t, hub), ""))
+	killed := startNode(t, weatherAgent(addrOf(t, hub), ""))
+	polltest.For(t, 20*time.Second, "both agents greeted the hub and are available", func() bool {
+		_, av := availabilities(t, hub)
+		return av[live.AgentID()] == 1 && av[killed.AgentID()] == 1
+	})
+	if err := killed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(2*node.DefaultGossipInterval + time.Second)
+	polltest.Until(t, 20*time.Second, func() error {
+		ids, av := availabilities(t, hub)
+		if av[killed.AgentID()] != 0 || av[live.AgentID()] != 1 || !firstOf(ids, live.AgentID(), killed.AgentID()) {
+			return fmt.Errorf("ranking %v, availability %v: want the live agent first (1), the killed one listed after it (0)", ids, av)
+		}
+		return nil
+	})
+}
+
+// TestFailedCallsLowerAvailability: a connected agent whose calls fail
+// loses a third of its availability per failure and is unavailable at
+// the third in a row.
+func TestFailedCallsLowerAvailability(t *testing.T) {
+	hub := startNode(t, testNode{name: "hub", noAPI: true})
+	broken := startNode(t, weatherAgent(addrOf(t, hub), "http://127.0.0.1:1")) // nothing listens there
+	polltest.For(t, 20*time.Second, "the agent is available", func() bool {
+		_, av := availabilities(t, hub)
+		return av[broken.AgentID()] == 1
+	})
+	for i := 1; i <= 3; i++ {
+		if _, err := hub.Invoke(context.Background(), broken.AgentID(), "forecast", []byte(`{}`)); err == nil {
+			t.Fatal("a call to a dead backend succeeded")
+		}
+		want := 1 - float64(i)/3
+		polltest.Until(t, 10*time.Second, func() error {
+			if _, av := availabilities(t, hub); av[broken.AgentID()] > want+1e-9 || av[broken.AgentID()] < want-1e-9 {
+				return fmt.Errorf("after %d failures availability %v, want %v", i, av[broken.AgentID()], want)
+			}
+			return nil
+		})
+	}
+}
