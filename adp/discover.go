@@ -303,10 +303,32 @@ type DiscoverResult struct {
 	MatchedExamples []MatchedExample   `json:"matched_examples,omitempty"`
 	Freshness       *Freshness         `json:"freshness,omitempty"`
 	Redacted        bool               `json:"redacted,omitempty"`
-	// OriginService and ReceivedAt record federation provenance.
+	// OriginService and ReceivedAt record federation provenance: the
+	// service whose answer this result is, when not the answering one.
 	OriginService string `json:"origin_service,omitempty"`
 	ReceivedAt    string `json:"received_at,omitempty"`
+	// Sources list every service that returned the agent in a merged
+	// network-scope discovery, each with its own rank and score (scores
+	// are local to each service, discovery profile 6.1), and
+	// FusionScore the reciprocal rank fusion the merged list is sorted by.
+	Sources     []ResultSource `json:"sources,omitempty"`
+	FusionScore float64        `json:"fusion_score,omitempty"`
 }
+
+// ResultSource is one service's answer for an agent in a merged
+// discovery: the service (an agent id, or "dht" for the DHT's tag
+// providers), when its answer was received, the agent's 1-based rank in
+// that answer and the service's own score.
+type ResultSource struct {
+	OriginService string  `json:"origin_service"`
+	ReceivedAt    string  `json:"received_at,omitempty"`
+	Rank          int     `json:"rank"`
+	Score         float64 `json:"score"`
+}
+
+// OriginDHT is the ResultSource.OriginService of cards found through the
+// DHT's tag providers.
+const OriginDHT = "dht"
 
 // MatchedExample is an example task that matched the query.
 type MatchedExample struct {

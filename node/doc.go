@@ -84,8 +84,10 @@
 // carries the skill [DirectorySkill] on its card so that other nodes find
 // it through gossip or the DHT, and receives their cards by adp.advertise.
 // A discovery with scope "network" asks the known directory peers and the
-// DHT's tag providers and merges their answers with the local ranking,
-// marking federated results with origin_service and received_at. The node
+// DHT's tag providers and merges their answers with the local ranking by
+// reciprocal rank fusion (scores are local to each service), listing in
+// each result the sources that returned it (origin_service, received_at,
+// rank and score, "dht" for a card found through the DHT). The node
 // does the asking over AITP; package node/discovery checks the
 // directories' results and merges (discovery.FromDirectory,
 // discovery.Merge).
