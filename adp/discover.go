@@ -273,12 +273,15 @@ func (r *DiscoverRequest) UnsupportedConstraints() []string {
 // DiscoverResponse is the reply to adp.discover (ADP 4.3, discovery profile
 // 6.1).
 type DiscoverResponse struct {
-	RequestID          string           `json:"request_id"`
-	GeneratedAt        string           `json:"generated_at"`
-	Results            []DiscoverResult `json:"results"`
-	AppliedFilters     map[string]any   `json:"applied_filters,omitempty"`
-	UnsupportedFilters []string         `json:"unsupported_filters,omitempty"`
-	Warnings           []string         `json:"warnings,omitempty"`
+	RequestID   string           `json:"request_id"`
+	GeneratedAt string           `json:"generated_at"`
+	Results     []DiscoverResult `json:"results"`
+	// Candidates are Results in the discovery profile's shape, in the
+	// same order.
+	Candidates         []Candidate    `json:"candidates"`
+	AppliedFilters     map[string]any `json:"applied_filters,omitempty"`
+	UnsupportedFilters []string       `json:"unsupported_filters,omitempty"`
+	Warnings           []string       `json:"warnings,omitempty"`
 }
 
 // DiscoverResult is one candidate of a DiscoverResponse. When set, Weights
@@ -344,4 +347,77 @@ type Freshness struct {
 	IndexedAt         string `json:"indexed_at,omitempty"`
 	ExpiresAt         string `json:"expires_at,omitempty"`
 	Stale             bool   `json:"stale"`
+}
+
+// MarshalJSON writes r with the profile's candidates always present: a
+// response built with Results only gets one candidate per result, without
+// bindings (the cards are not at hand here); a nil list is [].
+func (r DiscoverResponse) MarshalJSON() ([]byte, error) {
+	type plain DiscoverResponse
+	p := plain(r)
+	if p.Results == nil {
+		p.Results = []DiscoverResult{}
+	}
+	if p.Candidates == nil {
+		p.Candidates = make([]Candidate, len(p.Results))
+		for i, res := range p.Results {
+			p.Candidates[i] = CandidateOf(res, nil)
+		}
+	}
+	return json.Marshal(p)
+}
+
+// Candidate is one ranked agent in the discovery profile's shape
+// (section 6.1, Table 7), sent in DiscoverResponse.Candidates beside
+// ADP's Results so that a client of either draft parses the answer.
+// MatchedTags holds the tags matched directly and by expansion.
+type Candidate struct {
+	ID              string             `json:"id"`
+	Name            string             `json:"name,omitempty"`
+	Description     string             `json:"description,omitempty"`
+	Bindings        []Binding          `json:"bindings"`
+	Score           float64            `json:"score"`
+	ScoreComponents map[string]float64 `json:"score_components,omitempty"`
+	MatchedTags     []string           `json:"matched_tags,omitempty"`
+	MatchedExamples []MatchedExample   `json:"matched_examples,omitempty"`
+	Redacted        bool               `json:"redacted,omitempty"`
+	Status          string             `json:"status,omitempty"`
+	Freshness       *Freshness         `json:"freshness,omitempty"`
+	// Sources carry a merged network-scope candidate's provenance, as in
+	// DiscoverResult (an adpnode extension).
+	Sources []ResultSource `json:"sources,omitempty"`
+}
+
+// Binding is a protocol binding of a candidate (discovery profile 4.6,
+// Table 4), from one endpoint of its card.
+type Binding struct {
+	Protocol string `json:"protocol"`
+	Endpoint string `json:"endpoint"`
+	Priority *int   `json:"priority,omitempty"`
+}
+
+// BindingsOf returns the bindings of c's endpoints, never nil.
+func BindingsOf(c *Card) []Binding {
+	out := make([]Binding, 0, len(c.Endpoints))
+	for _, e := range c.Endpoints {
+		out = append(out, Binding{Protocol: e.Protocol, Endpoint: e.URI, Priority: e.Priority})
+	}
+	return out
+}
+
+// CandidateOf returns r in the profile's shape, with the bindings of its
+// agent's card (BindingsOf).
+func CandidateOf(r DiscoverResult, bindings []Binding) Candidate {
+	if bindings == nil {
+		bindings = []Binding{}
+	}
+	cd := Candidate{
+		ID: r.ID, Name: r.Name, Description: r.Description, Bindings: bindings, Score: r.Score,
+		ScoreComponents: r.ScoreComponents, MatchedExamples: r.MatchedExamples, Redacted: r.Redacted,
+		Status: r.Status, Freshness: r.Freshness, Sources: r.Sources,
+	}
+	if len(r.MatchedTags)+len(r.ExpandedTags) > 0 {
+		cd.MatchedTags = append(append(make([]string, 0, len(r.MatchedTags)+len(r.ExpandedTags)), r.MatchedTags...), r.ExpandedTags...)
+	}
+	return cd
 }

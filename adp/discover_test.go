@@ -148,7 +148,8 @@ func TestDiscoverResponseJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"request_id":"r1","generated_at":"2026-03-24T12:00:00Z","results":[{"agent_card":{"id":"agent://k51x","name":"n"},"id":"agent://k51x","name":"n","score":0.5,"matched_tags":[],"score_components":{"tag":1},"weights":{"tag":0.5},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}]}`
+	want := `{"request_id":"r1","generated_at":"2026-03-24T12:00:00Z","results":[{"agent_card":{"id":"agent://k51x","name":"n"},"id":"agent://k51x","name":"n","score":0.5,"matched_tags":[],"score_components":{"tag":1},"weights":{"tag":0.5},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}],` +
+		`"candidates":[{"id":"agent://k51x","name":"n","bindings":[],"score":0.5,"score_components":{"tag":1},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}]}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
@@ -190,5 +191,28 @@ func TestParseDiscoverRequestRelevanceFloor(t *testing.T) {
 		if _, err := adp.ParseDiscoverRequest([]byte(body)); err == nil {
 			t.Fatalf("%s accepted", body)
 		}
+	}
+}
+
+func TestDiscoverResponseCandidates(t *testing.T) {
+	// The profile's candidates beside ADP's results: matched tags direct
+	// and by expansion, bindings from the card's endpoints; an empty
+	// answer has both lists, empty.
+	c, err := adp.ParseCard([]byte(`{"id":"agent://k51x","name":"n","endpoints":[{"protocol":"https","uri":"https://x.example/v1","priority":2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := adp.DiscoverResult{ID: c.ID, Name: "n", Score: 0.4, MatchedTags: []string{"nlp"}, ExpandedTags: []string{"py"}, Status: "active"}
+	cd := adp.CandidateOf(r, adp.BindingsOf(c))
+	if len(cd.Bindings) != 1 || cd.Bindings[0].Endpoint != "https://x.example/v1" || *cd.Bindings[0].Priority != 2 ||
+		strings.Join(cd.MatchedTags, ",") != "nlp,py" || cd.Score != 0.4 || cd.Status != "active" {
+		t.Fatalf("candidate %+v", cd)
+	}
+	b, err := json.Marshal(&adp.DiscoverResponse{RequestID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"request_id":"r","generated_at":"","results":[],"candidates":[]}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
 	}
 }

@@ -62,6 +62,11 @@ func TestMultiAspectQueryKeepsEachAspect(t *testing.T) {
 	if len(one.Results) == 0 || one.Results[0].Name != "PageScan OCR" {
 		t.Fatalf("OCR query: %+v", one.Results)
 	}
+	// The profile's candidates, in the same order, with the bindings.
+	if len(one.Candidates) != len(one.Results) || one.Candidates[0].ID != one.Results[0].ID ||
+		len(one.Candidates[0].Bindings) == 0 || one.Candidates[0].Bindings[0].Protocol == "" {
+		t.Fatalf("candidates %+v", one.Candidates)
+	}
 }
 
 func TestRelevanceFloorSettable(t *testing.T) {

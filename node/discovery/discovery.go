@@ -207,6 +207,7 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 		RequestID:          newRequestID(),
 		GeneratedAt:        now.UTC().Format(time.RFC3339Nano),
 		Results:            make([]adp.DiscoverResult, 0, len(res.Hits)),
+		Candidates:         make([]adp.Candidate, 0, len(res.Hits)),
 		AppliedFilters:     appliedFilters(req, q),
 		UnsupportedFilters: unsupported,
 		Warnings:           res.Warnings,
@@ -228,6 +229,7 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 			continue
 		}
 		resp.Results = append(resp.Results, r)
+		resp.Candidates = append(resp.Candidates, adp.CandidateOf(r, adp.BindingsOf(e.card)))
 	}
 	if detail != adp.DetailFull && len(resp.Results) > 0 {
 		resp.Warnings = append(resp.Warnings, RedactionWarning+detail+" fields (redacted); request detail \"full\" for the signed cards")

@@ -152,8 +152,21 @@ func Merge(local *adp.DiscoverResponse, remote []Federated, viaDHT map[string]st
 	if len(results) > req.Limit {
 		results = results[:req.Limit]
 	}
+	bindings := make(map[string][]adp.Binding, len(local.Candidates)+len(remote))
+	for _, c := range local.Candidates {
+		bindings[c.ID] = c.Bindings
+	}
+	for _, f := range remote {
+		if _, ok := bindings[f.Result.ID]; !ok {
+			bindings[f.Result.ID] = adp.BindingsOf(f.Card)
+		}
+	}
 	out := *local
 	out.Results = results
+	out.Candidates = make([]adp.Candidate, len(results))
+	for i, r := range results {
+		out.Candidates[i] = adp.CandidateOf(r, bindings[r.ID])
+	}
 	out.Warnings = append(slices.Clone(local.Warnings), warnings...)
 	return &out
 }
