@@ -63,9 +63,14 @@ func TestMultiAspectQueryKeepsEachAspect(t *testing.T) {
 		t.Fatalf("OCR query: %+v", one.Results)
 	}
 	// The profile's candidates, in the same order, with the bindings.
-	if len(one.Candidates) != len(one.Results) || one.Candidates[0].ID != one.Results[0].ID ||
-		len(one.Candidates[0].Bindings) == 0 || one.Candidates[0].Bindings[0].Protocol == "" {
+	if len(one.Candidates) != len(one.Results) || one.Candidates[0].ID != one.Results[0].ID {
 		t.Fatalf("candidates %+v", one.Candidates)
+	}
+	td, tr, _ := newDisco(t, func(string) scoring.Signals { return scoring.Signals{} })
+	got := discover(t, td, `{"query": "translate contracts", "tags": ["python"]}`)
+	if len(got.Candidates) != 1 || got.Candidates[0].ID != tr.ID || len(got.Candidates[0].Bindings) != 2 ||
+		got.Candidates[0].Bindings[1].Endpoint != "https://lingua.example/v1" || len(got.Candidates[0].MatchedTags) != 1 {
+		t.Fatalf("candidates %+v", got.Candidates)
 	}
 }
 
