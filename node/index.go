@@ -26,12 +26,16 @@ func (n *Node) newIndex() (*discovery.Discovery, error) {
 // currentSignals returns the ranking signals of agentID: the store's
 // interaction records, this node's calls in flight to it and what the
 // node observes of its liveness (a live connection, when it was last
-// heard from, its calls failed in a row).
+// heard from, its calls failed in a row; an open circuit counts as
+// enough failures to make it unavailable).
 func (n *Node) currentSignals(agentID string) scoring.Signals {
 	live := n.live.Get(agentID)
 	s := scoring.Signals{
 		ActiveTasks: n.activeCalls(agentID), LastSeen: live.LastHeard,
 		Connected: n.connected(agentID), ConsecutiveFailures: live.ConsecutiveFailures,
+	}
+	if n.circuitOpen(agentID) {
+		s.ConsecutiveFailures = max(s.ConsecutiveFailures, scoring.FailuresUnavailable)
 	}
 	st, err := n.store.Stats(context.Background(), agentID)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/aitp"
 )
 
 // Liveness: what this node observes of an agent becomes its
@@ -74,4 +75,11 @@ func (n *Node) livenessLoop(ctx context.Context, sub event.Subscription) {
 func (n *Node) connected(agentID string) bool {
 	p, err := adp.PeerIDFromAgentID(agentID)
 	return err == nil && n.host.Network().Connectedness(p) == network.Connected
+}
+
+// circuitOpen reports whether the invocation layer's circuit breaker for
+// agentID's peer is open: its calls fail fast.
+func (n *Node) circuitOpen(agentID string) bool {
+	p, err := adp.PeerIDFromAgentID(agentID)
+	return err == nil && n.client.BreakerState(p) == aitp.BreakerOpen
 }
