@@ -45,8 +45,11 @@ type DiscoverRequest struct {
 // MaxDiscoverTags entries in each tag list and in protocols, query at most
 // MaxQueryLen octets, tags in the skill tag syntax optionally ending in
 // "/*" (prefix match), constraints.max_results_age_seconds a number >= 0,
-// constraints.allow_stale a boolean, constraints.relevance_floor a number
-// in [0, 1], client_context an object, probe a boolean.
+// constraints.allow_stale and constraints.strict booleans,
+// constraints.relevance_floor a number in [0, 1], client_context an
+// object, probe a boolean. A strict request (constraints.strict true)
+// naming a constraint this package cannot apply is refused with an
+// *UnsupportedFilterError (ErrUnsupportedFilter).
 func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 	if len(body) > MaxDiscoverRequestSize {
 		return nil, fmt.Errorf("%w: request is %d octets, limit %d", ErrTooLarge, len(body), MaxDiscoverRequestSize)
@@ -63,6 +66,15 @@ func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 		}
 		if err := d.err(); err != nil {
 			return nil, err
+		}
+	}
+	if string(r.Constraints[ConstraintStrict]) == "true" {
+		if names := r.UnsupportedConstraints(); len(names) > 0 {
+			e := &UnsupportedFilterError{}
+			for _, k := range names {
+				e.Paths = append(e.Paths, "/constraints/"+escapePointer(k))
+			}
+			return nil, e
 		}
 	}
 	return r.WithDefaults(), nil
@@ -142,8 +154,10 @@ func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
 				d.add(p+"/"+ConstraintMaxResultsAge, "must not be negative")
 			}
 		}
-		if raw, ok := obj[ConstraintAllowStale]; ok {
-			d.bool(p+"/"+ConstraintAllowStale, raw)
+		for _, k := range []string{ConstraintAllowStale, ConstraintStrict} {
+			if raw, ok := obj[k]; ok {
+				d.bool(p+"/"+k, raw)
+			}
 		}
 		if raw, ok := obj[ConstraintRelevanceFloor]; ok {
 			if f, ok := d.number(p+"/"+ConstraintRelevanceFloor, raw); ok && (f < 0 || f > 1) {
@@ -262,7 +276,9 @@ func (r *DiscoverRequest) AllowStale() bool {
 func (r *DiscoverRequest) UnsupportedConstraints() []string {
 	var out []string
 	for k := range r.Constraints {
-		if k != ConstraintMaxResultsAge && k != ConstraintAllowStale && k != ConstraintRelevanceFloor {
+		switch k {
+		case ConstraintMaxResultsAge, ConstraintAllowStale, ConstraintRelevanceFloor, ConstraintStrict:
+		default:
 			out = append(out, k)
 		}
 	}

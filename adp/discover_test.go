@@ -216,3 +216,20 @@ func TestDiscoverResponseCandidates(t *testing.T) {
 		t.Fatalf("got %s, want %s", b, want)
 	}
 }
+
+func TestParseDiscoverRequestStrict(t *testing.T) {
+	// Strict: an unknown constraint fails the request, by path; the
+	// constraints this package applies do not.
+	_, err := adp.ParseDiscoverRequest([]byte(`{"constraints": {"strict": true, "region": "apac", "allow_stale": true}}`))
+	var ue *adp.UnsupportedFilterError
+	if !errors.As(err, &ue) || !errors.Is(err, adp.ErrUnsupportedFilter) || len(ue.Paths) != 1 || ue.Paths[0] != "/constraints/region" {
+		t.Fatalf("strict request: %v", err)
+	}
+	if _, err := adp.ParseDiscoverRequest([]byte(`{"constraints": {"strict": true, "allow_stale": true, "relevance_floor": 0}}`)); err != nil {
+		t.Fatalf("strict request with known constraints: %v", err)
+	}
+	r, err := adp.ParseDiscoverRequest([]byte(`{"constraints": {"strict": false, "region": "apac"}}`))
+	if err != nil || strings.Join(r.UnsupportedConstraints(), ",") != "region" {
+		t.Fatalf("lenient request: %v %v", err, r)
+	}
+}

@@ -68,4 +68,8 @@ const (
 	// dropped (0 turns the floor off). The answer reports the floor used
 	// in applied_filters.
 	ConstraintRelevanceFloor = "relevance_floor"
+	// ConstraintStrict, when true, makes every constraint a hard filter:
+	// one the service cannot apply fails the request with
+	// unsupported_filter instead of being listed in unsupported_filters.
+	ConstraintStrict = "strict"
 )
