@@ -332,6 +332,20 @@ type DiscoverResult struct {
 	// FusionScore the reciprocal rank fusion the merged list is sorted by.
 	Sources     []ResultSource `json:"sources,omitempty"`
 	FusionScore float64        `json:"fusion_score,omitempty"`
+	// Probe is the liveness the service measured before answering, when
+	// the request asked for it (DiscoverRequest.Probe).
+	Probe *Probe `json:"probe,omitempty"`
+}
+
+// Probe is the evidence of a ping the discovery service sent a candidate
+// before answering: the measured round trip, or why there was none, and
+// the free capacity it knows of (max_concurrent_tasks less the calls the
+// service has in flight to the agent; absent without a limit).
+type Probe struct {
+	OK           bool    `json:"ok"`
+	RTTMillis    float64 `json:"rtt_ms,omitempty"`
+	FreeCapacity *int    `json:"free_capacity,omitempty"`
+	Error        string  `json:"error,omitempty"`
 }
 
 // ResultSource is one service's answer for an agent in a merged
@@ -399,9 +413,11 @@ type Candidate struct {
 	Redacted        bool               `json:"redacted,omitempty"`
 	Status          string             `json:"status,omitempty"`
 	Freshness       *Freshness         `json:"freshness,omitempty"`
-	// Sources carry a merged network-scope candidate's provenance, as in
-	// DiscoverResult (an adpnode extension).
+	// Sources carry a merged network-scope candidate's provenance and
+	// Probe the measured liveness, as in DiscoverResult (adpnode
+	// extensions).
 	Sources []ResultSource `json:"sources,omitempty"`
+	Probe   *Probe         `json:"probe,omitempty"`
 }
 
 // Binding is a protocol binding of a candidate (discovery profile 4.6,
@@ -430,7 +446,7 @@ func CandidateOf(r DiscoverResult, bindings []Binding) Candidate {
 	cd := Candidate{
 		ID: r.ID, Name: r.Name, Description: r.Description, Bindings: bindings, Score: r.Score,
 		ScoreComponents: r.ScoreComponents, MatchedExamples: r.MatchedExamples, Redacted: r.Redacted,
-		Status: r.Status, Freshness: r.Freshness, Sources: r.Sources,
+		Status: r.Status, Freshness: r.Freshness, Sources: r.Sources, Probe: r.Probe,
 	}
 	if len(r.MatchedTags)+len(r.ExpandedTags) > 0 {
 		cd.MatchedTags = append(append(make([]string, 0, len(r.MatchedTags)+len(r.ExpandedTags)), r.MatchedTags...), r.ExpandedTags...)

@@ -52,6 +52,9 @@ func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope str
 	default:
 		return nil, fmt.Errorf("%w: %q", discovery.ErrBadScope, scope)
 	}
+	if err == nil && req.Probe {
+		n.probe(ctx, resp)
+	}
 	if err == nil {
 		n.metrics.observeDiscover(scope, time.Since(start))
 	}

@@ -95,3 +95,50 @@ func TestFailedCallsLowerAvailability(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeReportsRTTWithinBudget: with "probe": true the node pings its
+// top candidates before answering: a live agent's round trip is reported,
+// a killed one's failure, and the answer comes within the probe budget.
+func TestProbeReportsRTTWithinBudget(t *testing.T) {
+	hub := startNode(t, testNode{name: "hub", noAPI: true})
+	live := startNode(t, weatherAgent(addrOf(t, hub), ""))
+	killed := startNode(t, weatherAgent(addrOf(t, hub), ""))
+	polltest.For(t, 20*time.Second, "both agents known to the hub", func() bool {
+		ids, _ := availabilities(t, hub)
+		return len(ids) == 2
+	})
+	if err := killed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req, err := adp.ParseDiscoverRequest([]byte(`{"tags": ["data/weather"], "min_score": 0, "probe": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	resp, err := hub.Discover(context.Background(), req, "local")
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > node.ProbeBudget+time.Second {
+		t.Fatalf("discovery with probes took %v, budget %v", took, node.ProbeBudget)
+	}
+	got := map[string]*adp.Probe{}
+	for i, r := range resp.Results {
+		got[r.ID] = r.Probe
+		if resp.Candidates[i].Probe != r.Probe {
+			t.Fatalf("candidate %d: probe %+v, result %+v", i, resp.Candidates[i].Probe, r.Probe)
+		}
+	}
+	if p := got[live.AgentID()]; p == nil || !p.OK || p.RTTMillis <= 0 || p.RTTMillis > float64(node.ProbeBudget.Milliseconds()) {
+		t.Fatalf("live agent's probe %+v", p)
+	}
+	if p := got[killed.AgentID()]; p == nil || p.OK || p.Error == "" {
+		t.Fatalf("killed agent's probe %+v", p)
+	}
+	// Without "probe" no agent is pinged.
+	req.Probe = false
+	if resp, err := hub.Discover(context.Background(), req, "local"); err != nil || resp.Results[0].Probe != nil {
+		t.Fatalf("unprobed discovery: %v %+v", err, resp)
+	}
+}
