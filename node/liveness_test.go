@@ -2,12 +2,15 @@ package node_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
+	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 )
@@ -140,5 +143,29 @@ func TestProbeReportsRTTWithinBudget(t *testing.T) {
 	req.Probe = false
 	if resp, err := hub.Discover(context.Background(), req, "local"); err != nil || resp.Results[0].Probe != nil {
 		t.Fatalf("unprobed discovery: %v %+v", err, resp)
+	}
+}
+
+// TestAdvertiseStaleCard: an owner advertising a card older than the one
+// the receiver holds gets stale_metadata; the newer card stays.
+func TestAdvertiseStaleCard(t *testing.T) {
+	ctx := context.Background()
+	hub := startNode(t, testNode{name: "hub", noAPI: true})
+	b := startNode(t, weatherAgent(addrOf(t, hub), ""))
+	old := b.Card()
+	if err := b.UpdateCard(ctx, func(c *adp.Card) { c.Description = "Forecasts the weather, now hourly." }); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 20*time.Second, "the hub holds b's new card", func() bool {
+		rec, err := hub.LookupCard(ctx, b.AgentID())
+		return err == nil && *rec.Card.Seq == *b.Card().Seq
+	})
+	_, err := b.CallPeer(ctx, hub.PeerID(), service.MethodAdvertise, old.Raw())
+	var re *aitp.Error
+	if !errors.As(err, &re) || re.Code != aitp.CodeStaleMetadata || re.Path != "/seq" {
+		t.Fatalf("advertising an older card: %v, want stale_metadata", err)
+	}
+	if rec, err := hub.LookupCard(ctx, b.AgentID()); err != nil || *rec.Card.Seq != *b.Card().Seq {
+		t.Fatalf("held card after the stale advertisement: %v", err)
 	}
 }

@@ -22,6 +22,7 @@ const (
 	codeUnauthorized      = "unauthorized"
 	codeForbidden         = "forbidden"
 	codeConflict          = "conflict"
+	codeStaleMetadata     = "stale_metadata"
 	codeNotFound          = "not_found"
 	codeRateLimited       = "rate_limited"
 	codeTimeout           = "timeout"
@@ -103,6 +104,8 @@ func ErrorOf(err error) *Error {
 		return e
 	case errors.As(err, &re):
 		return remoteAPIError(re)
+	case errors.Is(err, nodeapi.ErrStale):
+		return &Error{Status: http.StatusConflict, Code: codeStaleMetadata, Path: "/seq", Message: err.Error()}
 	case errors.Is(err, store.ErrRevoked):
 		return &Error{Status: http.StatusGone, Code: codeNotFound, Message: err.Error()}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, adp.ErrNotFound):
