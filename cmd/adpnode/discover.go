@@ -126,7 +126,11 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 		fmt.Fprintln(out, "no agents found")
 	} else {
 		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		probed := slices.ContainsFunc(resp.Results, func(r adp.DiscoverResult) bool { return r.Probe != nil })
 		header := "SCORE\tNAME\tMATCHED TAGS\tAGENT\tVIA"
+		if probed {
+			header += "\tPROBE"
+		}
 		if evidence {
 			header += "\tCOMPONENTS"
 		}
@@ -137,6 +141,9 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 				via = short(r.OriginService)
 			}
 			line := fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", r.Score, termtext.Escape(r.Name), termtext.Escape(matchedTags(r)), termtext.Escape(r.ID), termtext.Escape(via))
+			if probed {
+				line += "\t" + formatProbe(r.Probe)
+			}
 			if evidence {
 				line += "\t" + formatComponents(r.ScoreComponents)
 			}
@@ -177,6 +184,22 @@ func formatComponents(m map[string]float64) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// formatProbe shows a probe's round trip and free capacity, or that the
+// agent did not answer; "-" when it was not probed.
+func formatProbe(p *adp.Probe) string {
+	switch {
+	case p == nil:
+		return "-"
+	case !p.OK:
+		return "no answer"
+	}
+	s := fmt.Sprintf("%.1fms", p.RTTMillis)
+	if p.FreeCapacity != nil {
+		s += fmt.Sprintf(" free=%d", *p.FreeCapacity)
+	}
+	return s
 }
 
 // matchedTags lists a result's matched query tags, those matched through

@@ -21,7 +21,7 @@ func TestDiscoverFlags(t *testing.T) {
 			t.Errorf("request %s: %v", b, err)
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"results": [{"id": "agent://a", "name": "A", "score": 0.5, "matched_tags": ["nlp"], "expanded_tags": ["py"]}]}`))
+		w.Write([]byte(`{"results": [{"id": "agent://a", "name": "A", "score": 0.5, "matched_tags": ["nlp"], "expanded_tags": ["py"], "probe": {"ok": true, "rtt_ms": 1.25, "free_capacity": 2}}]}`))
 	}))
 	t.Cleanup(srv.Close)
 	out, _, err := runCLI(t, "", "discover", "--query", "ocr", "--min-score", "0.2", "--relevance-floor", "0",
@@ -36,8 +36,8 @@ func TestDiscoverFlags(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("request %v, want %v", got, want)
 	}
-	if !strings.Contains(out, "nlp,~py") {
-		t.Fatalf("expanded tag not shown:\n%s", out)
+	if !strings.Contains(out, "nlp,~py") || !strings.Contains(out, "1.2ms free=2") {
+		t.Fatalf("expanded tag or probe not shown:\n%s", out)
 	}
 	// Unset, the flags send nothing; --probe=false turns probing off.
 	if _, _, err := runCLI(t, "", "discover", "--query", "ocr", "--probe=false", "--api-url", srv.URL); err != nil {
