@@ -27,11 +27,16 @@ type DiscoverRequest struct {
 	IncludeEvidence bool                       `json:"include_evidence,omitempty"`
 	Detail          string                     `json:"detail,omitempty"` // minimal|summary|full, default summary
 	ClientContext   json.RawMessage            `json:"client_context,omitempty"`
+	// Probe asks the service to ping the top candidates before it
+	// answers and to report the measured round trip (an adpnode
+	// extension; a service that cannot probe ignores it).
+	Probe bool `json:"probe,omitempty"`
 }
 
 // ParseDiscoverRequest decodes and checks an adp.discover body. An empty
-// body is an empty request. Unknown top-level fields are ignored; known
-// ones must have the right type and bounds, and every problem is reported
+// body is an empty request. An unknown top-level field is refused (a
+// misspelled "querry" would otherwise return every agent at the same
+// score); known ones must have the right type and bounds, and every problem is reported
 // in a *ValidationError by JSON Pointer. Other errors wrap ErrTooLarge,
 // ErrTooDeep or ErrMalformed. The defaults (limit 10, min_score 0.1, detail
 // summary) are applied.
@@ -40,7 +45,11 @@ type DiscoverRequest struct {
 // MaxDiscoverTags entries in each tag list and in protocols, query at most
 // MaxQueryLen octets, tags in the skill tag syntax optionally ending in
 // "/*" (prefix match), constraints.max_results_age_seconds a number >= 0,
-// constraints.allow_stale a boolean, client_context an object.
+// constraints.allow_stale and constraints.strict booleans,
+// constraints.relevance_floor a number in [0, 1], client_context an
+// object, probe a boolean. A strict request (constraints.strict true)
+// naming a constraint this package cannot apply is refused with an
+// *UnsupportedFilterError (ErrUnsupportedFilter).
 func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 	if len(body) > MaxDiscoverRequestSize {
 		return nil, fmt.Errorf("%w: request is %d octets, limit %d", ErrTooLarge, len(body), MaxDiscoverRequestSize)
@@ -57,6 +66,15 @@ func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 		}
 		if err := d.err(); err != nil {
 			return nil, err
+		}
+	}
+	if string(r.Constraints[ConstraintStrict]) == "true" {
+		if names := r.UnsupportedConstraints(); len(names) > 0 {
+			e := &UnsupportedFilterError{}
+			for _, k := range names {
+				e.Paths = append(e.Paths, "/constraints/"+escapePointer(k))
+			}
+			return nil, e
 		}
 	}
 	return r.WithDefaults(), nil
@@ -136,8 +154,15 @@ func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
 				d.add(p+"/"+ConstraintMaxResultsAge, "must not be negative")
 			}
 		}
-		if raw, ok := obj[ConstraintAllowStale]; ok {
-			d.bool(p+"/"+ConstraintAllowStale, raw)
+		for _, k := range []string{ConstraintAllowStale, ConstraintStrict} {
+			if raw, ok := obj[k]; ok {
+				d.bool(p+"/"+k, raw)
+			}
+		}
+		if raw, ok := obj[ConstraintRelevanceFloor]; ok {
+			if f, ok := d.number(p+"/"+ConstraintRelevanceFloor, raw); ok && (f < 0 || f > 1) {
+				d.add(p+"/"+ConstraintRelevanceFloor, "must be a number between 0 and 1")
+			}
 		}
 	case "include_evidence":
 		if b := d.bool(p, v); b != nil {
@@ -154,6 +179,12 @@ func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
 		if _, ok := d.object(p, v); ok {
 			r.ClientContext = v
 		}
+	case "probe":
+		if b := d.bool(p, v); b != nil {
+			r.Probe = *b
+		}
+	default:
+		d.add(p, "unknown field")
 	}
 }
 
@@ -221,6 +252,19 @@ func (r *DiscoverRequest) MaxResultsAge() (time.Duration, bool) {
 	return time.Duration(f * float64(time.Second)), true
 }
 
+// RelevanceFloor returns constraints.relevance_floor, if given.
+func (r *DiscoverRequest) RelevanceFloor() (float64, bool) {
+	raw, ok := r.Constraints[ConstraintRelevanceFloor]
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f < 0 || f > 1 {
+		return 0, false
+	}
+	return f, true
+}
+
 // AllowStale reports constraints.allow_stale.
 func (r *DiscoverRequest) AllowStale() bool {
 	return string(r.Constraints[ConstraintAllowStale]) == "true"
@@ -232,7 +276,9 @@ func (r *DiscoverRequest) AllowStale() bool {
 func (r *DiscoverRequest) UnsupportedConstraints() []string {
 	var out []string
 	for k := range r.Constraints {
-		if k != ConstraintMaxResultsAge && k != ConstraintAllowStale {
+		switch k {
+		case ConstraintMaxResultsAge, ConstraintAllowStale, ConstraintRelevanceFloor, ConstraintStrict:
+		default:
 			out = append(out, k)
 		}
 	}
@@ -243,12 +289,15 @@ func (r *DiscoverRequest) UnsupportedConstraints() []string {
 // DiscoverResponse is the reply to adp.discover (ADP 4.3, discovery profile
 // 6.1).
 type DiscoverResponse struct {
-	RequestID          string           `json:"request_id"`
-	GeneratedAt        string           `json:"generated_at"`
-	Results            []DiscoverResult `json:"results"`
-	AppliedFilters     map[string]any   `json:"applied_filters,omitempty"`
-	UnsupportedFilters []string         `json:"unsupported_filters,omitempty"`
-	Warnings           []string         `json:"warnings,omitempty"`
+	RequestID   string           `json:"request_id"`
+	GeneratedAt string           `json:"generated_at"`
+	Results     []DiscoverResult `json:"results"`
+	// Candidates are Results in the discovery profile's shape, in the
+	// same order.
+	Candidates         []Candidate    `json:"candidates"`
+	AppliedFilters     map[string]any `json:"applied_filters,omitempty"`
+	UnsupportedFilters []string       `json:"unsupported_filters,omitempty"`
+	Warnings           []string       `json:"warnings,omitempty"`
 }
 
 // DiscoverResult is one candidate of a DiscoverResponse. When set, Weights
@@ -273,10 +322,46 @@ type DiscoverResult struct {
 	MatchedExamples []MatchedExample   `json:"matched_examples,omitempty"`
 	Freshness       *Freshness         `json:"freshness,omitempty"`
 	Redacted        bool               `json:"redacted,omitempty"`
-	// OriginService and ReceivedAt record federation provenance.
+	// OriginService and ReceivedAt record federation provenance: the
+	// service whose answer this result is, when not the answering one.
 	OriginService string `json:"origin_service,omitempty"`
 	ReceivedAt    string `json:"received_at,omitempty"`
+	// Sources list every service that returned the agent in a merged
+	// network-scope discovery, each with its own rank and score (scores
+	// are local to each service, discovery profile 6.1), and
+	// FusionScore the reciprocal rank fusion the merged list is sorted by.
+	Sources     []ResultSource `json:"sources,omitempty"`
+	FusionScore float64        `json:"fusion_score,omitempty"`
+	// Probe is the liveness the service measured before answering, when
+	// the request asked for it (DiscoverRequest.Probe).
+	Probe *Probe `json:"probe,omitempty"`
 }
+
+// Probe is the evidence of a ping the discovery service sent a candidate
+// before answering: the measured round trip, or why there was none, and
+// the free capacity it knows of (max_concurrent_tasks less the calls the
+// service has in flight to the agent; absent without a limit).
+type Probe struct {
+	OK           bool    `json:"ok"`
+	RTTMillis    float64 `json:"rtt_ms,omitempty"`
+	FreeCapacity *int    `json:"free_capacity,omitempty"`
+	Error        string  `json:"error,omitempty"`
+}
+
+// ResultSource is one service's answer for an agent in a merged
+// discovery: the service (an agent id, or "dht" for the DHT's tag
+// providers), when its answer was received, the agent's 1-based rank in
+// that answer and the service's own score.
+type ResultSource struct {
+	OriginService string  `json:"origin_service"`
+	ReceivedAt    string  `json:"received_at,omitempty"`
+	Rank          int     `json:"rank"`
+	Score         float64 `json:"score"`
+}
+
+// OriginDHT is the ResultSource.OriginService of cards found through the
+// DHT's tag providers.
+const OriginDHT = "dht"
 
 // MatchedExample is an example task that matched the query.
 type MatchedExample struct {
@@ -292,4 +377,79 @@ type Freshness struct {
 	IndexedAt         string `json:"indexed_at,omitempty"`
 	ExpiresAt         string `json:"expires_at,omitempty"`
 	Stale             bool   `json:"stale"`
+}
+
+// MarshalJSON writes r with the profile's candidates always present: a
+// response built with Results only gets one candidate per result, without
+// bindings (the cards are not at hand here); a nil list is [].
+func (r DiscoverResponse) MarshalJSON() ([]byte, error) {
+	type plain DiscoverResponse
+	p := plain(r)
+	if p.Results == nil {
+		p.Results = []DiscoverResult{}
+	}
+	if p.Candidates == nil {
+		p.Candidates = make([]Candidate, len(p.Results))
+		for i, res := range p.Results {
+			p.Candidates[i] = CandidateOf(res, nil)
+		}
+	}
+	return json.Marshal(p)
+}
+
+// Candidate is one ranked agent in the discovery profile's shape
+// (section 6.1, Table 7), sent in DiscoverResponse.Candidates beside
+// ADP's Results so that a client of either draft parses the answer.
+// MatchedTags holds the tags matched directly and by expansion.
+type Candidate struct {
+	ID              string             `json:"id"`
+	Name            string             `json:"name,omitempty"`
+	Description     string             `json:"description,omitempty"`
+	Bindings        []Binding          `json:"bindings"`
+	Score           float64            `json:"score"`
+	ScoreComponents map[string]float64 `json:"score_components,omitempty"`
+	MatchedTags     []string           `json:"matched_tags,omitempty"`
+	MatchedExamples []MatchedExample   `json:"matched_examples,omitempty"`
+	Redacted        bool               `json:"redacted,omitempty"`
+	Status          string             `json:"status,omitempty"`
+	Freshness       *Freshness         `json:"freshness,omitempty"`
+	// Sources carry a merged network-scope candidate's provenance and
+	// Probe the measured liveness, as in DiscoverResult (adpnode
+	// extensions).
+	Sources []ResultSource `json:"sources,omitempty"`
+	Probe   *Probe         `json:"probe,omitempty"`
+}
+
+// Binding is a protocol binding of a candidate (discovery profile 4.6,
+// Table 4), from one endpoint of its card.
+type Binding struct {
+	Protocol string `json:"protocol"`
+	Endpoint string `json:"endpoint"`
+	Priority *int   `json:"priority,omitempty"`
+}
+
+// BindingsOf returns the bindings of c's endpoints, never nil.
+func BindingsOf(c *Card) []Binding {
+	out := make([]Binding, 0, len(c.Endpoints))
+	for _, e := range c.Endpoints {
+		out = append(out, Binding{Protocol: e.Protocol, Endpoint: e.URI, Priority: e.Priority})
+	}
+	return out
+}
+
+// CandidateOf returns r in the profile's shape, with the bindings of its
+// agent's card (BindingsOf).
+func CandidateOf(r DiscoverResult, bindings []Binding) Candidate {
+	if bindings == nil {
+		bindings = []Binding{}
+	}
+	cd := Candidate{
+		ID: r.ID, Name: r.Name, Description: r.Description, Bindings: bindings, Score: r.Score,
+		ScoreComponents: r.ScoreComponents, MatchedExamples: r.MatchedExamples, Redacted: r.Redacted,
+		Status: r.Status, Freshness: r.Freshness, Sources: r.Sources, Probe: r.Probe,
+	}
+	if len(r.MatchedTags)+len(r.ExpandedTags) > 0 {
+		cd.MatchedTags = append(append(make([]string, 0, len(r.MatchedTags)+len(r.ExpandedTags)), r.MatchedTags...), r.ExpandedTags...)
+	}
+	return cd
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseDiscoverRequestDefaults(t *testing.T) {
-	for _, body := range []string{"", "  ", "{}", `{"unknown_field": [1, {"x": 2}]}`} {
+	for _, body := range []string{"", "  ", "{}", `{"client_context": {"x": 2}}`} {
 		r, err := adp.ParseDiscoverRequest([]byte(body))
 		if err != nil {
 			t.Fatalf("%q: %v", body, err)
@@ -148,8 +148,88 @@ func TestDiscoverResponseJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"request_id":"r1","generated_at":"2026-03-24T12:00:00Z","results":[{"agent_card":{"id":"agent://k51x","name":"n"},"id":"agent://k51x","name":"n","score":0.5,"matched_tags":[],"score_components":{"tag":1},"weights":{"tag":0.5},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}]}`
+	want := `{"request_id":"r1","generated_at":"2026-03-24T12:00:00Z","results":[{"agent_card":{"id":"agent://k51x","name":"n"},"id":"agent://k51x","name":"n","score":0.5,"matched_tags":[],"score_components":{"tag":1},"weights":{"tag":0.5},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}],` +
+		`"candidates":[{"id":"agent://k51x","name":"n","bindings":[],"score":0.5,"score_components":{"tag":1},"freshness":{"indexed_at":"2026-03-24T12:00:00Z","stale":false}}]}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+}
+
+func TestParseDiscoverRequestRefusesUnknownFields(t *testing.T) {
+	// A misspelled field is refused with its path, not ignored: ignored,
+	// "querry" turned a text query into an empty one that returns every
+	// agent at the same score.
+	for body, path := range map[string]string{
+		`{"querry": "translate a contract"}`:         "/querry",
+		`{"tag": ["nlp"]}`:                           "/tag",
+		`{"query": "ocr", "unknown_field": [1, {}]}`: "/unknown_field",
+		`{"a/b~c": 1}`:                               "/a~1b~0c",
+	} {
+		_, err := adp.ParseDiscoverRequest([]byte(body))
+		var ve *adp.ValidationError
+		if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Path != path {
+			t.Fatalf("%s: got %v, want one problem at %s", body, err, path)
+		}
+	}
+}
+
+func TestParseDiscoverRequestRelevanceFloor(t *testing.T) {
+	r, err := adp.ParseDiscoverRequest([]byte(`{"query": "ocr", "probe": true, "constraints": {"relevance_floor": 0.05}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := r.RelevanceFloor(); !ok || f != 0.05 || !r.Probe {
+		t.Fatalf("floor %v %v, probe %v", f, ok, r.Probe)
+	}
+	if u := r.UnsupportedConstraints(); len(u) != 0 {
+		t.Fatalf("relevance_floor reported unsupported: %v", u)
+	}
+	if _, ok := (&adp.DiscoverRequest{}).RelevanceFloor(); ok {
+		t.Fatal("floor reported without the constraint")
+	}
+	for _, body := range []string{`{"constraints": {"relevance_floor": 1.5}}`, `{"constraints": {"relevance_floor": "x"}}`, `{"probe": 1}`} {
+		if _, err := adp.ParseDiscoverRequest([]byte(body)); err == nil {
+			t.Fatalf("%s accepted", body)
+		}
+	}
+}
+
+func TestDiscoverResponseCandidates(t *testing.T) {
+	// The profile's candidates beside ADP's results: matched tags direct
+	// and by expansion, bindings from the card's endpoints; an empty
+	// answer has both lists, empty.
+	c, err := adp.ParseCard([]byte(`{"id":"agent://k51x","name":"n","endpoints":[{"protocol":"https","uri":"https://x.example/v1","priority":2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := adp.DiscoverResult{ID: c.ID, Name: "n", Score: 0.4, MatchedTags: []string{"nlp"}, ExpandedTags: []string{"py"}, Status: "active"}
+	cd := adp.CandidateOf(r, adp.BindingsOf(c))
+	if len(cd.Bindings) != 1 || cd.Bindings[0].Endpoint != "https://x.example/v1" || *cd.Bindings[0].Priority != 2 ||
+		strings.Join(cd.MatchedTags, ",") != "nlp,py" || cd.Score != 0.4 || cd.Status != "active" {
+		t.Fatalf("candidate %+v", cd)
+	}
+	b, err := json.Marshal(&adp.DiscoverResponse{RequestID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"request_id":"r","generated_at":"","results":[],"candidates":[]}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
+	}
+}
+
+func TestParseDiscoverRequestStrict(t *testing.T) {
+	// Strict: an unknown constraint fails the request, by path; the
+	// constraints this package applies do not.
+	_, err := adp.ParseDiscoverRequest([]byte(`{"constraints": {"strict": true, "region": "apac", "allow_stale": true}}`))
+	var ue *adp.UnsupportedFilterError
+	if !errors.As(err, &ue) || !errors.Is(err, adp.ErrUnsupportedFilter) || len(ue.Paths) != 1 || ue.Paths[0] != "/constraints/region" {
+		t.Fatalf("strict request: %v", err)
+	}
+	if _, err := adp.ParseDiscoverRequest([]byte(`{"constraints": {"strict": true, "allow_stale": true, "relevance_floor": 0}}`)); err != nil {
+		t.Fatalf("strict request with known constraints: %v", err)
+	}
+	r, err := adp.ParseDiscoverRequest([]byte(`{"constraints": {"strict": false, "region": "apac"}}`))
+	if err != nil || strings.Join(r.UnsupportedConstraints(), ",") != "region" {
+		t.Fatalf("lenient request: %v %v", err, r)
 	}
 }

@@ -1,6 +1,9 @@
 package adp
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Sentinel errors. Functions wrap them with %w; test with errors.Is.
 var (
@@ -30,6 +33,25 @@ var (
 	ErrNotOwner = errors.New("adp: card does not belong to its sender")
 	// ErrBadDID reports a did:key that cannot be decoded or is not Ed25519.
 	ErrBadDID = errors.New("adp: bad did:key")
+	// ErrUnsupportedFilter reports a discover request that asks, with
+	// constraints.strict, that every constraint be applied, naming one
+	// this package cannot apply (discovery profile 13.3: fail the request
+	// or list it in unsupported_filters). It is wrapped by an
+	// *UnsupportedFilterError.
+	ErrUnsupportedFilter = errors.New("adp: unsupported filter")
 	// ErrKeyType reports a private key that is not Ed25519.
 	ErrKeyType = errors.New("adp: key is not Ed25519")
 )
+
+// UnsupportedFilterError names the constraints of a strict discover
+// request that cannot be applied, each by JSON Pointer.
+type UnsupportedFilterError struct {
+	Paths []string
+}
+
+func (e *UnsupportedFilterError) Error() string {
+	return "adp: unsupported filter: " + strings.Join(e.Paths, ", ")
+}
+
+// Unwrap returns ErrUnsupportedFilter.
+func (e *UnsupportedFilterError) Unwrap() error { return ErrUnsupportedFilter }

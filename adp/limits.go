@@ -63,4 +63,13 @@ const (
 const (
 	ConstraintMaxResultsAge = "max_results_age_seconds"
 	ConstraintAllowStale    = "allow_stale"
+	// ConstraintRelevanceFloor sets the relevance floor: a candidate
+	// whose relevance is below this fraction of the best relevance is
+	// dropped (0 turns the floor off). The answer reports the floor used
+	// in applied_filters.
+	ConstraintRelevanceFloor = "relevance_floor"
+	// ConstraintStrict, when true, makes every constraint a hard filter:
+	// one the service cannot apply fails the request with
+	// unsupported_filter instead of being listed in unsupported_filters.
+	ConstraintStrict = "strict"
 )

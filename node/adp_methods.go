@@ -3,6 +3,8 @@ package node
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -35,6 +38,14 @@ type advertisedCards struct{ n *Node }
 // origin.
 func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
 	stored, err := s.n.intake.Keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: adp.AgentID(from), Owner: from})
+	if err == nil {
+		s.n.heard(c.ID) // a greeting from the owner
+		if !stored {
+			if serr := s.n.stale(c); serr != nil {
+				return false, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeStaleMetadata, "/seq", "%v", serr)
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, intake.ErrOwnCard):
 		return false, nil
@@ -61,4 +72,21 @@ func aitpInvalid(err error) error {
 		e.Path = ve.Problems[0].Path
 	}
 	return e
+}
+
+// stale returns an error wrapping nodeapi.ErrStale when the node holds a
+// card of c's agent that supersedes c.
+func (n *Node) stale(c *adp.Card) error {
+	h := n.store.Held(c.ID)
+	if h == nil || adp.Compare(c, h) >= 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: seq %s, held %s", nodeapi.ErrStale, seqString(c), seqString(h))
+}
+
+func seqString(c *adp.Card) string {
+	if c.Seq == nil {
+		return "none"
+	}
+	return strconv.FormatUint(*c.Seq, 10)
 }

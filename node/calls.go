@@ -218,6 +218,7 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 	if status == aitp.StatusNotFound || status == aitp.StatusInvalidRequest || status == aitp.StatusUnauthorized {
 		return
 	}
+	n.live.Called(agentID, err == nil) // pushed with the record by statsLoop
 	select {
 	case n.calls <- callRecord{agentID: agentID, ok: err == nil, latency: lat}:
 	default:

@@ -89,6 +89,9 @@ type Config struct {
 	// provider keys under and the discovery index ranks with; default
 	// tag.Default(). Every node of a network must use the same one.
 	Tags *tag.Taxonomy
+	// Clock is the time source of liveness and ranking (default
+	// time.Now); tests move it by hand.
+	Clock func() time.Time
 }
 
 // DefaultConfig returns the configuration `adpnode run` starts from.
@@ -126,6 +129,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
 	}
 	if c.Tags == nil {
 		c.Tags = tag.Default()

@@ -47,8 +47,13 @@
 // ([Node.Rate]) are kept per rater. The node pushes an agent's ranking
 // signals to the discovery index whenever one changes (a call record
 // written, a rating, a call starting or ending: availability and the load
-// filter count calls in flight) and, at Start, for every stored card that
-// has records; a search never reads the store. Cards leave the index
+// filter count calls in flight; a connection to the agent's peer opening
+// or closing; a greeting or an owner's re-broadcast of its card) and, at
+// Start, for every stored card that has records; a search never reads the
+// store. Availability is observed, never guessed (node/liveness): an
+// agent is available while connected or heard from within two
+// re-broadcast intervals, and loses it with failed calls in a row;
+// Config.Clock injects the time. Cards leave the index
 // through the store's change feed: on revocation, and when the store's
 // sweeper removes a card past its expiry plus the grace period. The node
 // does not call discovery.Discovery.Expire at the card's expiry: a stale card
@@ -79,8 +84,10 @@
 // carries the skill [DirectorySkill] on its card so that other nodes find
 // it through gossip or the DHT, and receives their cards by adp.advertise.
 // A discovery with scope "network" asks the known directory peers and the
-// DHT's tag providers and merges their answers with the local ranking,
-// marking federated results with origin_service and received_at. The node
+// DHT's tag providers and merges their answers with the local ranking by
+// reciprocal rank fusion (scores are local to each service), listing in
+// each result the sources that returned it (origin_service, received_at,
+// rank and score, "dht" for a card found through the DHT). The node
 // does the asking over AITP; package node/discovery checks the
 // directories' results and merges (discovery.FromDirectory,
 // discovery.Merge).

@@ -33,9 +33,10 @@ const (
 // Discover ranks agents for req. Scope "local" (or "") ranks the cards
 // this node holds; "network" also asks the known directory peers
 // (adp.discover) and the DHT's providers of the request's tags (whose
-// cards are fetched, verified and stored), and merges everything by agent
-// id keeping the best score. Results that came through a directory carry
-// origin_service (the directory's agent id) and received_at.
+// cards are fetched, verified and stored), and merges the answers by
+// reciprocal rank fusion, never comparing the services' scores
+// (discovery.Merge). Each result lists the services that returned it in
+// sources; origin_service and received_at name the best-ranked directory.
 func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error) {
 	start := time.Now()
 	var (
@@ -51,6 +52,9 @@ func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope str
 	default:
 		return nil, fmt.Errorf("%w: %q", discovery.ErrBadScope, scope)
 	}
+	if err == nil && req.Probe {
+		n.probe(ctx, resp)
+	}
 	if err == nil {
 		n.metrics.observeDiscover(scope, time.Since(start))
 	}
@@ -63,7 +67,8 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 
 	var (
 		mu       sync.Mutex
-		remote   = map[string]discovery.Federated{}
+		remote   []discovery.Federated
+		viaDHT   map[string]string
 		warnings []string
 		wg       sync.WaitGroup
 	)
@@ -88,9 +93,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 				warnings = append(warnings, fmt.Sprintf("directory %s did not answer: %v", dirID, err))
 				return
 			}
-			for _, f := range got {
-				discovery.Keep(remote, f)
-			}
+			remote = append(remote, got...)
 		}()
 	}
 	wg.Add(1)
@@ -98,7 +101,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 		defer wg.Done()
 		tctx, cancel := context.WithTimeout(fctx, tagLookupTimeout)
 		defer cancel()
-		n.fetchTagProviders(tctx, req)
+		viaDHT = n.fetchTagProviders(tctx, req)
 	}()
 	wg.Wait()
 
@@ -115,7 +118,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	return discovery.Merge(local, remote, req, warnings), nil
+	return discovery.Merge(local, remote, viaDHT, req, warnings), nil
 }
 
 // askDirectory sends req to a directory peer, asking for full signed cards
@@ -135,8 +138,10 @@ func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *a
 }
 
 // fetchTagProviders finds the DHT providers of the request's tags and
-// fetches, verifies and stores the cards of those this node does not hold.
-func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) {
+// fetches, verifies and stores the cards of those this node does not
+// hold. It returns the agents whose card it fetched, with the time each
+// was received.
+func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) map[string]string {
 	tags := discovery.ProviderTags(req)
 	seen := map[peer.ID]bool{n.self: true}
 	var todo []peer.AddrInfo
@@ -158,7 +163,11 @@ func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) 
 		}
 	}
 	sem := make(chan struct{}, fetchConcurrency)
-	var wg sync.WaitGroup
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		fetched = map[string]string{}
+	)
 	for _, ai := range todo {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -172,8 +181,12 @@ func (n *Node) fetchTagProviders(ctx context.Context, req *adp.DiscoverRequest) 
 				n.log.Debug("fetch provider card", "peer", ai.ID, "err", err)
 				return
 			}
+			mu.Lock()
+			fetched[c.ID] = time.Now().UTC().Format(time.RFC3339Nano)
+			mu.Unlock()
 			n.awaitIndexed(ctx, c) // the feed indexes it
 		}()
 	}
 	wg.Wait()
+	return fetched
 }

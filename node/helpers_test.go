@@ -29,6 +29,7 @@ type testNode struct {
 	noAPI             bool
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
+	clock             func() time.Time
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -58,6 +59,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		CardTTL:        tn.cardTTL,
 		GossipInterval: tn.gossipInterval,
 		Logger:         testLogger(t),
+		Clock:          tn.clock,
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""

@@ -19,22 +19,34 @@ const feedBuffer = 256
 // knows the exact contribution of reputation, availability and rating
 // for every agent without signals, which bounds their scores for pruning.
 func (n *Node) newIndex() (*discovery.Discovery, error) {
-	return discovery.New(discovery.WithLogger(n.log), discovery.WithScoring(scoring.WithTags(n.cfg.Tags)))
+	return discovery.New(discovery.WithLogger(n.log), discovery.WithClock(n.cfg.Clock),
+		discovery.WithScoring(scoring.WithTags(n.cfg.Tags), scoring.WithAvailabilityWindow(2*n.cfg.GossipInterval)))
 }
 
 // currentSignals returns the ranking signals of agentID: the store's
-// interaction records plus this node's calls in flight to it.
+// interaction records, this node's calls in flight to it and what the
+// node observes of its liveness (a live connection, when it was last
+// heard from, its calls failed in a row; an open circuit counts as
+// enough failures to make it unavailable).
 func (n *Node) currentSignals(agentID string) scoring.Signals {
-	active := n.activeCalls(agentID)
+	live := n.live.Get(agentID)
+	s := scoring.Signals{
+		ActiveTasks: n.activeCalls(agentID), LastSeen: live.LastHeard,
+		Connected: n.connected(agentID), ConsecutiveFailures: live.ConsecutiveFailures,
+	}
+	if n.circuitOpen(agentID) {
+		s.ConsecutiveFailures = max(s.ConsecutiveFailures, scoring.FailuresUnavailable)
+	}
 	st, err := n.store.Stats(context.Background(), agentID)
 	if err != nil {
-		return scoring.Signals{ActiveTasks: active}
+		return s
 	}
-	return scoring.Signals{
-		Calls: st.Calls, Successes: st.Successes, Failures: st.Failures,
-		CompletedTasks: st.CompletedTasks, RatingSum: st.RatingSum, RatingCount: st.RatingCount,
-		LastSeen: st.LastSeen, ActiveTasks: active,
+	s.Calls, s.Successes, s.Failures = st.Calls, st.Successes, st.Failures
+	s.CompletedTasks, s.RatingSum, s.RatingCount = st.CompletedTasks, st.RatingSum, st.RatingCount
+	if st.LastSeen.After(s.LastSeen) {
+		s.LastSeen = st.LastSeen
 	}
+	return s
 }
 
 // pushSignals reads the current signals of agentID and hands them to the
@@ -130,6 +142,7 @@ func (n *Node) applyChange(ch store.Change) {
 		}
 	case store.Removed:
 		n.index.Remove(ch.AgentID)
+		n.live.Forget(ch.AgentID)
 		n.sigMu.Lock()
 		n.index.SetSignals(ch.AgentID, scoring.Signals{}) // pushed again if the card returns
 		n.sigMu.Unlock()

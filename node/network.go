@@ -195,6 +195,9 @@ func (n *Node) keep(ctx context.Context, c *adp.Card, from intake.From) bool {
 	if err != nil && !errors.Is(err, intake.ErrOwnCard) {
 		n.log.Debug("keep card", "agent", c.ID, "err", err)
 	}
+	if err == nil && from.Owner != "" {
+		n.heard(c.ID) // delivered by its owner: a greeting or a re-broadcast
+	}
 	return stored
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/liveness"
 	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/store"
 )
@@ -55,6 +56,7 @@ type Node struct {
 	dht    *dht.DHT
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
+	live   *liveness.Tracker // connections, sightings and failed calls per agent
 	agent  toolAgent
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
@@ -126,6 +128,7 @@ func New(cfg Config) (_ *Node, err error) {
 		inflight:    make(map[string]int),
 		greeted:     make(map[peer.ID]uint64),
 		calls:       make(chan callRecord, callQueue),
+		live:        liveness.New(liveness.WithClock(cfg.Clock)),
 	}
 	var closers []func() error
 	defer func() {
@@ -289,6 +292,11 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 	}
 	n.goLoop(func(ctx context.Context) { n.greetLoop(ctx, n.greetings) })
+	conns, err := n.subscribeConnectedness()
+	if err != nil {
+		return fmt.Errorf("node: subscribe to connections: %w", err)
+	}
+	n.goLoop(func(ctx context.Context) { n.livenessLoop(ctx, conns) })
 	n.bootstrap(ctx)
 	if err := n.gossip.SetOwnCard(n.Card()); err != nil {
 		n.log.Warn("gossip own card", "err", err)

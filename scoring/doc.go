@@ -48,10 +48,14 @@
 //   - reputation: Laplace-smoothed success rate of this node's own calls,
 //     plus a cold-start boost (0.2) for agents with fewer than 5 completed
 //     tasks (ADP §5.2). Nothing a card says about itself is used.
-//   - availability: 1 when the agent was seen within the availability
-//     window (10 min), is not inactive or suspended and runs fewer tasks
-//     than its max_concurrent_tasks; else 0. Agents at or above their
-//     limit are excluded (ADP §5.3).
+//   - availability: what the node observes, never what the card says:
+//     1 when the agent is connected or was heard from (a call answered,
+//     a greeting, a re-broadcast of its card) within the availability
+//     window (10 min; the node sets two re-broadcast intervals), is not
+//     inactive or suspended and runs fewer tasks than its
+//     max_concurrent_tasks; each call failed in a row since the last
+//     success takes 1/3 off, and the third makes it 0 (an open circuit).
+//     Agents at or above their limit are excluded (ADP §5.3).
 //   - rating: mean stars mapped to [0, 1], shrunk to 0.5 by two virtual
 //     ratings.
 //   - freshness: 1 just received, linearly down to 0 at expiry; weight 0
@@ -69,10 +73,15 @@
 // AllowStale), the load filter, and MinScore. A result must match at least
 // one query tag or term unless the query has neither (a filter-only
 // query), and its relevance (weighted tag and semantic factors) must be
-// at least the relevance floor (default 0.3) times the best relevance
-// among the agents that pass the filters: reputation, availability and
-// Rating reorder relevant agents but cannot make an irrelevant one
-// relevant.
+// at least the relevance floor times the best relevance among the
+// agents that pass the filters: reputation, availability and rating
+// reorder relevant agents but cannot make an irrelevant one relevant.
+// The floor is Query.RelevanceFloor when the query sets it, else the
+// model's (WithRelevanceFloor, default 0.3) divided by the query's
+// aspects, its tags and the clauses of its text (Model.RelevanceFloor):
+// an agent that answers one aspect of a multi-skill query as well as the
+// best result answers the whole is not cut. Result.RelevanceFloor
+// reports the floor applied.
 //
 // # Signals
 //

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Text fields of the BM25F context index, in FieldWeights order.
@@ -249,11 +250,19 @@ func ParseStatus(s string) uint8 {
 	return statusUnknown
 }
 
-// Availability is 1 when the agent was reachable within the window, is
-// neither inactive nor suspended, and runs fewer tasks than its
-// max_concurrent_tasks (0 = no limit); else 0 (ADP Table 11).
+// FailuresUnavailable is the number of consecutive failed calls that
+// make an agent unavailable (the circuit opens); each failure before it
+// lowers availability by 1/FailuresUnavailable.
+const FailuresUnavailable = 3
+
+// Availability is what this node observes of the agent (ADP Table 11):
+// 0 when it is inactive or suspended, runs as many tasks as its
+// max_concurrent_tasks (0 = no limit), failed FailuresUnavailable calls
+// in a row, or was neither connected nor heard from within the
+// availability window; else 1 less 1/FailuresUnavailable per failed call
+// since the last that succeeded.
 func (c *Model) Availability(s Signals, maxConc int32, status uint8, now time.Time) float64 {
-	if s.LastSeen.IsZero() || now.Sub(s.LastSeen) > c.availWindow {
+	if !s.Connected && (s.LastSeen.IsZero() || now.Sub(s.LastSeen) > c.availWindow) {
 		return 0
 	}
 	if status == statusInactive || status == statusSuspended {
@@ -262,7 +271,10 @@ func (c *Model) Availability(s Signals, maxConc int32, status uint8, now time.Ti
 	if maxConc > 0 && s.ActiveTasks >= int(maxConc) {
 		return 0
 	}
-	return 1
+	if s.ConsecutiveFailures >= FailuresUnavailable {
+		return 0
+	}
+	return 1 - float64(max(s.ConsecutiveFailures, 0))/FailuresUnavailable
 }
 
 // Overloaded is the load filter of ADP §5.3.
@@ -319,7 +331,11 @@ type Plan struct {
 	Weights    Weights // effective
 	Other      float64 // weight of the non-relevance factors: bound on their contribution
 	FilterOnly bool    // no tags and no text: every doc passing the filters is a candidate
-	Warnings   []string
+	// Floor is the relevance floor of this query (RelevanceFloor): a
+	// candidate whose relevance is below Floor times the best relevance
+	// is dropped.
+	Floor    float64
+	Warnings []string
 }
 
 // Prepare validates and normalizes q: limits clamped (with a warning),
@@ -411,7 +427,62 @@ func (c *Model) Prepare(q Query) *Plan {
 	}
 	p.Weights = w
 	p.Other = w.Reputation + w.Availability + w.Rating + w.Freshness
+	p.Floor = c.RelevanceFloor(q, len(p.Soft))
 	return p
+}
+
+// RelevanceFloor returns the relevance floor of q: q.RelevanceFloor when
+// the query sets it, else the model's floor (WithRelevanceFloor) divided
+// by the number of aspects the query asks for. Each query tag is an
+// aspect, and so is each clause of the text (split at commas,
+// semicolons and line breaks, keeping those with a
+// letter or digit).
+//
+// Why divide: the floor keeps agents that are clearly less relevant than
+// the best one out of the answer, so that reputation, availability and
+// rating cannot lift them. But an agent that answers one aspect of a
+// query for k distinct skills ("translate, transcribe, OCR, statistics,
+// code generation") matches about 1/k of the query's terms or tags, and
+// its relevance is about 1/k of an agent that would answer them all:
+// measured against the best result with the plain floor, it is cut
+// although it is exactly what the client asked for, one aspect in k.
+// Measured against 1/k of the best result, an agent as good on its
+// aspect as the best result is on the whole query stays. A one-aspect
+// query keeps the plain floor. softTags is the number of distinct query
+// tags (Plan.Soft).
+func (c *Model) RelevanceFloor(q Query, softTags int) float64 {
+	if q.RelevanceFloor != nil {
+		return min(max(*q.RelevanceFloor, 0), 1)
+	}
+	aspects := softTags + Clauses(q.Text)
+	if aspects <= 1 {
+		return c.floor
+	}
+	return c.floor / float64(aspects)
+}
+
+// Clauses counts the clauses of a query text: the parts between commas,
+// semicolons and line breaks (ASCII and full-width, with the sentence ends of CJK text) that
+// hold a letter or digit.
+func Clauses(text string) int {
+	if len(text) > MaxQueryBytes {
+		text = text[:MaxQueryBytes]
+	}
+	n := 0
+	for _, part := range strings.FieldsFunc(text, isClauseBreak) {
+		if strings.IndexFunc(part, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func isClauseBreak(r rune) bool {
+	switch r {
+	case ',', ';', '\n', '，', '；', '。', '？', '！', '、':
+		return true
+	}
+	return false
 }
 
 // queryTag parses one query tag: "nlp/*" is a prefix query.

@@ -189,7 +189,7 @@ type naiveCand struct {
 // Search scores every document for q.
 func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	p := n.cfg.Prepare(q)
-	res := Result{Weights: p.Weights, Warnings: p.Warnings}
+	res := Result{Weights: p.Weights, Warnings: p.Warnings, RelevanceFloor: p.Floor}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	live := len(n.docs)
@@ -273,7 +273,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	}
 	var hits []Hit
 	for _, c := range cands {
-		if c.rel < n.cfg.floor*bestRel {
+		if c.rel < p.Floor*bestRel {
 			continue
 		}
 		res.Candidates++

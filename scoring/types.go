@@ -60,14 +60,23 @@ type Signals struct {
 	Calls, Successes, Failures int
 	CompletedTasks             int
 	RatingSum, RatingCount     int // stars 1..5
-	LastSeen                   time.Time
-	ActiveTasks                int
+	// LastSeen is when this node last heard from the agent: a call
+	// answered, a greeting, a re-broadcast of its card.
+	LastSeen    time.Time
+	ActiveTasks int
+	// Connected reports a live connection to the agent's peer now.
+	Connected bool
+	// ConsecutiveFailures counts this node's calls to the agent that
+	// failed since the last one that succeeded; at FailuresUnavailable
+	// the agent is unavailable whatever else was heard of it.
+	ConsecutiveFailures int
 }
 
 // IsZero reports whether s records nothing.
 func (s Signals) IsZero() bool {
 	return s.Calls == 0 && s.Successes == 0 && s.Failures == 0 && s.CompletedTasks == 0 &&
-		s.RatingSum == 0 && s.RatingCount == 0 && s.LastSeen.IsZero() && s.ActiveTasks == 0
+		s.RatingSum == 0 && s.RatingCount == 0 && s.LastSeen.IsZero() && s.ActiveTasks == 0 &&
+		!s.Connected && s.ConsecutiveFailures == 0
 }
 
 // SignalFunc returns the signals of an agent. It is called only for
@@ -89,6 +98,10 @@ type Query struct {
 	AllowStale bool
 	Limit      int     // 0: DefaultLimit
 	MinScore   float64 // results below are dropped; use a negative value for 0
+	// RelevanceFloor, when set, replaces the floor the model derives
+	// from WithRelevanceFloor and the query's aspects (Model.RelevanceFloor);
+	// 0 turns the floor off.
+	RelevanceFloor *float64
 }
 
 // Components are the factors of one hit, each in [0, 1].
@@ -154,6 +167,8 @@ type Result struct {
 	// their score bound being below the k-th best score.
 	Released int
 	Warnings []string
+	// RelevanceFloor is the relevance floor applied (Plan.Floor).
+	RelevanceFloor float64
 	// Weights are the effective weights for this query: the weight of a
 	// relevance factor the query does not ask for (tags or text) moves to
 	// the other one, or to the remaining factors when it has neither.

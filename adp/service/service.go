@@ -209,8 +209,13 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 // invalid turns a card or request decoding error into INVALID_REQUEST:
 // path is the first problem's, the message lists them all.
 func invalid(err error, what string) *aitp.Error {
-	var ve *adp.ValidationError
+	var (
+		ve *adp.ValidationError
+		ue *adp.UnsupportedFilterError
+	)
 	switch {
+	case errors.As(err, &ue) && len(ue.Paths) > 0:
+		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeUnsupportedFilter, ue.Paths[0], "%v", err)
 	case errors.As(err, &ve) && len(ve.Problems) > 0:
 		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, ve.Problems[0].Path, "%s", ve.Error())
 	case errors.Is(err, adp.ErrUnsigned), errors.Is(err, adp.ErrBadSignature):

@@ -255,6 +255,12 @@ func TestDiscover(t *testing.T) {
 	}
 	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"tags":["ok"],"limit":1000}`))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "/limit")
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"querry":"ocr"}`))
+	wantRemoteError(t, err, aitp.StatusInvalidRequest, "/querry")
+	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"constraints":{"strict":true,"region":"apac"}}`))
+	if re := wantRemoteError(t, err, aitp.StatusInvalidRequest, "/constraints/region"); re.Code != aitp.CodeUnsupportedFilter {
+		t.Fatalf("strict request answered %q", re.Code)
+	}
 	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"tags":`))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "")
 }

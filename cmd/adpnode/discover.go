@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,6 +25,7 @@ func newDiscoverCmd() *cobra.Command {
 		evidence bool
 		scope    string
 		detail   string
+		filters  discoverFilters
 	)
 	cmd := &cobra.Command{
 		Use:   "discover [--tags a,b] [--query TEXT] [--limit N] [--evidence] [--scope local|network]",
@@ -49,6 +51,7 @@ func newDiscoverCmd() *cobra.Command {
 			if detail != "" {
 				req["detail"] = detail
 			}
+			filters.apply(cmd, req)
 			c, err := af.client()
 			if err != nil {
 				return err
@@ -71,7 +74,46 @@ func newDiscoverCmd() *cobra.Command {
 	f.BoolVar(&evidence, "evidence", false, "include the score components and matched examples")
 	f.StringVar(&scope, "scope", "local", "local (cards this node holds) or network (also directory peers and DHT tag providers)")
 	f.StringVar(&detail, "detail", "", "card detail in results: minimal, summary or full")
+	filters.register(cmd)
 	return cmd
+}
+
+// discoverFilters are the discover flags that filter and probe: each one
+// set on the command line goes into the request, so the node applies the
+// client's choice and reports it in applied_filters.
+type discoverFilters struct {
+	minScore, floor    float64
+	required, excluded []string
+	protocols          []string
+	probe              bool
+}
+
+func (d *discoverFilters) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Float64Var(&d.minScore, "min-score", adp.DefaultMinScore, "drop results scoring below this (0..1)")
+	f.Float64Var(&d.floor, "relevance-floor", 0, "drop results less relevant than this fraction of the best one (0..1; default: the node's floor, divided by the query's aspects)")
+	f.StringSliceVar(&d.required, "required-tags", nil, "tags every result must have, comma separated")
+	f.StringSliceVar(&d.excluded, "excluded-tags", nil, "tags no result may have, comma separated")
+	f.StringSliceVar(&d.protocols, "protocols", nil, "endpoint protocols, a result has at least one (e.g. aitp,https)")
+	f.BoolVar(&d.probe, "probe", true, "ping the top candidates before answering and report their round trip")
+}
+
+func (d *discoverFilters) apply(cmd *cobra.Command, req map[string]any) {
+	f := cmd.Flags()
+	if f.Changed("min-score") {
+		req["min_score"] = d.minScore
+	}
+	if f.Changed("relevance-floor") {
+		req["constraints"] = map[string]any{adp.ConstraintRelevanceFloor: d.floor}
+	}
+	for k, v := range map[string][]string{"required_tags": d.required, "excluded_tags": d.excluded, "protocols": d.protocols} {
+		if len(v) > 0 {
+			req[k] = v
+		}
+	}
+	if d.probe {
+		req["probe"] = true
+	}
 }
 
 func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
@@ -84,7 +126,11 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 		fmt.Fprintln(out, "no agents found")
 	} else {
 		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		probed := slices.ContainsFunc(resp.Results, func(r adp.DiscoverResult) bool { return r.Probe != nil })
 		header := "SCORE\tNAME\tMATCHED TAGS\tAGENT\tVIA"
+		if probed {
+			header += "\tPROBE"
+		}
 		if evidence {
 			header += "\tCOMPONENTS"
 		}
@@ -94,7 +140,10 @@ func printDiscover(cmd *cobra.Command, raw []byte, evidence bool) error {
 			if r.OriginService != "" {
 				via = short(r.OriginService)
 			}
-			line := fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", r.Score, termtext.Escape(r.Name), termtext.Escape(strings.Join(r.MatchedTags, ",")), termtext.Escape(r.ID), termtext.Escape(via))
+			line := fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", r.Score, termtext.Escape(r.Name), termtext.Escape(matchedTags(r)), termtext.Escape(r.ID), termtext.Escape(via))
+			if probed {
+				line += "\t" + formatProbe(r.Probe)
+			}
 			if evidence {
 				line += "\t" + formatComponents(r.ScoreComponents)
 			}
@@ -135,6 +184,32 @@ func formatComponents(m map[string]float64) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// formatProbe shows a probe's round trip and free capacity, or that the
+// agent did not answer; "-" when it was not probed.
+func formatProbe(p *adp.Probe) string {
+	switch {
+	case p == nil:
+		return "-"
+	case !p.OK:
+		return "no answer"
+	}
+	s := fmt.Sprintf("%.1fms", p.RTTMillis)
+	if p.FreeCapacity != nil {
+		s += fmt.Sprintf(" free=%d", *p.FreeCapacity)
+	}
+	return s
+}
+
+// matchedTags lists a result's matched query tags, those matched through
+// alias, parent or prefix expansion marked with a "~".
+func matchedTags(r adp.DiscoverResult) string {
+	tags := slices.Clone(r.MatchedTags)
+	for _, t := range r.ExpandedTags {
+		tags = append(tags, "~"+t)
+	}
+	return strings.Join(tags, ",")
 }
 
 // short abbreviates a long agent id for a table column.

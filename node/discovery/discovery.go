@@ -199,15 +199,22 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 	}
 	now := d.now()
 	q, unsupported := QueryFromRequest(req)
+	if f, ok := req.RelevanceFloor(); ok {
+		q.RelevanceFloor = &f
+	}
 	res := d.idx.Search(q, d.signals, now)
 	resp := &adp.DiscoverResponse{
 		RequestID:          newRequestID(),
 		GeneratedAt:        now.UTC().Format(time.RFC3339Nano),
 		Results:            make([]adp.DiscoverResult, 0, len(res.Hits)),
+		Candidates:         make([]adp.Candidate, 0, len(res.Hits)),
 		AppliedFilters:     appliedFilters(req, q),
 		UnsupportedFilters: unsupported,
 		Warnings:           res.Warnings,
 	}
+	// The relevance floor drops results the client did not filter out
+	// itself: it is always reported, with the value applied.
+	resp.AppliedFilters[adp.ConstraintRelevanceFloor] = res.RelevanceFloor
 	detail := req.Detail
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -222,6 +229,7 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 			continue
 		}
 		resp.Results = append(resp.Results, r)
+		resp.Candidates = append(resp.Candidates, adp.CandidateOf(r, adp.BindingsOf(e.card)))
 	}
 	if detail != adp.DetailFull && len(resp.Results) > 0 {
 		resp.Warnings = append(resp.Warnings, RedactionWarning+detail+" fields (redacted); request detail \"full\" for the signed cards")

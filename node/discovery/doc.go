@@ -4,7 +4,9 @@
 // cards a node holds with evidence, freshness and the detail level's
 // redaction ([Discovery], discovery profile §5.1, §6, §7.4, §8), and
 // merges a local answer with the directories' answers of a network-scope
-// discovery ([FromDirectory], [Keep], [Merge]).
+// discovery by reciprocal rank fusion, never comparing scores that are
+// local to each service, keeping every service's provenance
+// ([FromDirectory], [Merge]).
 //
 // Request defaults (limit, min_score, detail) are applied in one place,
 // adp.DiscoverRequest.WithDefaults, which every entry point here calls.

@@ -187,7 +187,8 @@ func writeAPIRaw(w http.ResponseWriter, status int, contentType string, b []byte
 }
 
 func writeAPIError(w http.ResponseWriter, err error) {
-	e := ErrorOf(err)
+	e := withCorrelation(ErrorOf(err))
+	w.Header().Set(CorrelationHeader, e.CorrelationID)
 	if e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
@@ -244,4 +245,15 @@ func jsonPointer(field string) string {
 // callContext bounds a request that reaches the network.
 func callContext(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), apiCallTimeout)
+}
+
+// withCorrelation returns e with a correlation id, a copy when it had
+// none (ErrorOf may return an *Error the service built).
+func withCorrelation(e *Error) *Error {
+	if e.CorrelationID != "" {
+		return e
+	}
+	c := *e
+	c.CorrelationID = newCorrelationID()
+	return &c
 }

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,14 +17,16 @@ import (
 
 // Error codes of the discovery profile's error model.
 const (
-	codeInvalidRequest = "invalid_request"
-	codeUnauthorized   = "unauthorized"
-	codeForbidden      = "forbidden"
-	codeConflict       = "conflict"
-	codeNotFound       = "not_found"
-	codeRateLimited    = "rate_limited"
-	codeTimeout        = "timeout"
-	codeInternal       = "internal"
+	codeInvalidRequest    = "invalid_request"
+	codeUnsupportedFilter = "unsupported_filter"
+	codeUnauthorized      = "unauthorized"
+	codeForbidden         = "forbidden"
+	codeConflict          = "conflict"
+	codeStaleMetadata     = "stale_metadata"
+	codeNotFound          = "not_found"
+	codeRateLimited       = "rate_limited"
+	codeTimeout           = "timeout"
+	codeInternal          = "internal"
 )
 
 // Error is an HTTP API failure in the discovery profile's error model:
@@ -33,6 +37,19 @@ type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Path    string `json:"path,omitempty"`
+	// CorrelationID identifies this failure for tracing and support; the
+	// API sends it in the body and in the X-Correlation-ID header.
+	CorrelationID string `json:"correlation_id,omitempty"`
+}
+
+// CorrelationHeader carries an error's correlation id.
+const CorrelationHeader = "X-Correlation-ID"
+
+// newCorrelationID returns a fresh random correlation id.
+func newCorrelationID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "err-" + hex.EncodeToString(b[:])
 }
 
 func (e *Error) Error() string {
@@ -61,6 +78,7 @@ func ErrorOf(err error) *Error {
 		ve  *adp.ValidationError
 		re  *aitp.Error
 		mbe *http.MaxBytesError
+		ue  *adp.UnsupportedFilterError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -72,6 +90,12 @@ func ErrorOf(err error) *Error {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Path: ne.Path, Message: ne.Reason}
 	case errors.As(err, &mbe), errors.Is(err, adp.ErrTooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: err.Error()}
+	case errors.As(err, &ue):
+		e := &Error{Status: http.StatusBadRequest, Code: codeUnsupportedFilter, Message: ue.Error()}
+		if len(ue.Paths) > 0 {
+			e.Path = ue.Paths[0]
+		}
+		return e
 	case errors.As(err, &ve):
 		e := &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: ve.Error()}
 		if len(ve.Problems) > 0 {
@@ -80,6 +104,8 @@ func ErrorOf(err error) *Error {
 		return e
 	case errors.As(err, &re):
 		return remoteAPIError(re)
+	case errors.Is(err, nodeapi.ErrStale):
+		return &Error{Status: http.StatusConflict, Code: codeStaleMetadata, Path: "/seq", Message: err.Error()}
 	case errors.Is(err, store.ErrRevoked):
 		return &Error{Status: http.StatusGone, Code: codeNotFound, Message: err.Error()}
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, adp.ErrNotFound):

@@ -201,7 +201,7 @@ func (a *api) invokeStream(ctx context.Context, w http.ResponseWriter, in Invoke
 	case err != nil && !started:
 		writeAPIError(w, err)
 	case err != nil:
-		b, _ := json.Marshal(map[string]*Error{"error": ErrorOf(err)})
+		b, _ := json.Marshal(map[string]*Error{"error": withCorrelation(ErrorOf(err))})
 		w.Write(append(b, '\n'))
 	case !started:
 		w.Header().Set("Content-Type", NDJSON)

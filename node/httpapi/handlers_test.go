@@ -70,6 +70,8 @@ func TestHandlerRequestErrors(t *testing.T) {
 		{"POST", "/v1/invoke", `{"agent":"x","method":"m"} trailing`, 400, ""},
 		{"POST", "/v1/describe", `[1,2]`, 400, ""},
 		{"POST", "/v1/discover", `{"limit":1000}`, 400, "/limit"},
+		{"POST", "/v1/discover", `{"querry":"ocr"}`, 400, "/querry"},
+		{"POST", "/v1/discover", `{"tag":["nlp"]}`, 400, "/tag"},
 		{"GET", "/v1/nothing", "", 404, ""},
 		{"DELETE", "/v1/card", "", 405, ""},
 		{"GET", "/v1/discover", "", 405, ""},
@@ -82,6 +84,31 @@ func TestHandlerRequestErrors(t *testing.T) {
 		if e := decodeError(t, body); e.Path != tt.path_ {
 			t.Errorf("%s %s %s: path %q, want %q", tt.method, tt.path, tt.body, e.Path, tt.path_)
 		}
+	}
+}
+
+func TestHandlerErrorModel(t *testing.T) {
+	// Every error carries a correlation id, in the body and the header,
+	// fresh for each answer; a strict request naming a constraint the
+	// node cannot apply fails with unsupported_filter and its path.
+	base := handlerURL(t)
+	resp, err := http.Post(base+"/v1/discover", "application/json",
+		strings.NewReader(`{"query": "ocr", "constraints": {"strict": true, "region": "apac"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	e := decodeError(t, string(b))
+	if resp.StatusCode != 400 || e.Code != "unsupported_filter" || e.Path != "/constraints/region" {
+		t.Fatalf("strict request: %d %+v", resp.StatusCode, e)
+	}
+	if e.CorrelationID == "" || resp.Header.Get(httpapi.CorrelationHeader) != e.CorrelationID {
+		t.Fatalf("correlation id %q, header %q", e.CorrelationID, resp.Header.Get(httpapi.CorrelationHeader))
+	}
+	_, body := api(t, base, "POST", "/v1/discover", `{"querry": "ocr"}`)
+	if again := decodeError(t, body); again.CorrelationID == "" || again.CorrelationID == e.CorrelationID {
+		t.Fatalf("correlation ids %q then %q", e.CorrelationID, again.CorrelationID)
 	}
 }
 

@@ -12,6 +12,10 @@ var (
 	ErrSelf = errors.New("node: not allowed on the node's own agent")
 	// ErrInvalidArgument means an argument is out of its bounds.
 	ErrInvalidArgument = errors.New("node: invalid argument")
+	// ErrStale means a card is older than the one held for its agent: a
+	// stale update never replaces a newer record (discovery profile 9;
+	// error code stale_metadata).
+	ErrStale = errors.New("node: card older than the one held")
 	// ErrConflict means a card's id is not this node's agent id.
 	ErrConflict = errors.New("node: card id conflicts with the node's agent id")
 )

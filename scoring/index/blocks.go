@@ -266,13 +266,13 @@ func (x *Index) blockStates(bq *blockQuery, p *scoring.Plan, t *textQuery, close
 	case closedPlain:
 		all = blockClosedPlain
 	}
-	floorLB := x.cfg.Floor() * lb
+	floorLB := p.Floor * lb
 	for b := range bq.state {
 		st := all
 		if st != blockClosed {
 			ub := bq.semantic(x.cfg, p.Weights.Semantic, b, t)
 			switch {
-			case (x.cfg.Floor() > 0 && ub < floorLB) || ub+p.Other < p.MinScore || ub+p.Other < theta:
+			case (p.Floor > 0 && ub < floorLB) || ub+p.Other < p.MinScore || ub+p.Other < theta:
 				st = blockClosed
 			case ub+zeroOther < p.MinScore || ub+zeroOther < theta:
 				st = blockClosedPlain

@@ -33,7 +33,7 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 	if budget <= 0 {
 		return math.Inf(-1)
 	}
-	floor := x.cfg.Floor() * (p.Weights.Tag + p.Weights.Semantic)
+	floor := p.Floor * (p.Weights.Tag + p.Weights.Semantic)
 	nowNs := now.UnixNano()
 	top := make(minHeap, 0, p.Limit+1)
 	try := func(d uint32, budget *int) {

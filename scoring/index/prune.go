@@ -98,7 +98,7 @@ func (x *Index) theta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *te
 	// Final relevance is at most partial relevance plus ubRest, so best
 	// still bounds the final best relevance after seeding.
 	x.seed(s, p, t, next, rels)
-	floor := x.cfg.Floor() * min(best, p.Weights.Tag+p.Weights.Semantic)
+	floor := p.Floor * min(best, p.Weights.Tag+p.Weights.Semantic)
 	top := make(minHeap, 0, p.Limit+1)
 	nowNs := now.UnixNano()
 	for i, d := range s.touched {

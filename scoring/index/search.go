@@ -49,7 +49,7 @@ func (x *Index) Search(q scoring.Query, signals scoring.SignalFunc, now time.Tim
 func (x *Index) search(q scoring.Query, signals scoring.SignalFunc, now time.Time, dropTags bool) (scoring.Result, bool) {
 	p := x.cfg.Prepare(q)
 	sr := searcher{x: x, p: p, signals: signals, now: now, nowNs: now.UnixNano()}
-	sr.res = scoring.Result{Weights: p.Weights, Warnings: p.Warnings}
+	sr.res = scoring.Result{Weights: p.Weights, Warnings: p.Warnings, RelevanceFloor: p.Floor}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if !sr.resolveFilters() {
@@ -164,7 +164,7 @@ func (sr *searcher) matchTags() {
 			}
 		}
 	}
-	if len(p.Soft) > 0 && len(p.Terms) > 0 && x.cfg.Floor() > 0 {
+	if len(p.Soft) > 0 && len(p.Terms) > 0 && sr.p.Floor > 0 {
 		for _, d := range s.touched {
 			if v := p.Weights.Tag * float64(s.docs[d].tagN) / float64(len(p.Soft)); v > sr.lb && sr.pass(d) {
 				sr.lb = v
@@ -278,11 +278,11 @@ func (sr *searcher) tighten(j int) {
 	restCtx, restEx := restBounds(sr.qts[j:])
 	ub := p.Weights.Semantic*x.cfg.SemanticBound(restCtx, sr.tq.idfSum, restEx, sr.tq.exIdfSum) + 1e-9
 	closed, closedPlain := false, sr.closedPlain
-	if x.cfg.Floor() > 0 {
+	if sr.p.Floor > 0 {
 		// A document only the remaining terms reach stays below the
 		// relevance floor.
 		sr.lb = max(sr.lb, p.Weights.Semantic*x.cfg.ContextScore(sr.bestAcc, sr.tq.idfSum))
-		closed = ub < x.cfg.Floor()*sr.lb
+		closed = ub < sr.p.Floor*sr.lb
 	}
 	closed = closed || ub+p.Other < p.MinScore
 	closedPlain = closed || closedPlain || ub+sr.zeroOther < p.MinScore
@@ -398,7 +398,7 @@ func (sr *searcher) bucket() {
 	idfSum := sr.tq.idfSum
 	pull := sr.signals != nil
 	sr.lb = max(sr.lb, p.Weights.Semantic*x.cfg.ContextScore(sr.bestAcc, idfSum))
-	floorLB := x.cfg.Floor() * sr.lb // below it a document is below the final floor too
+	floorLB := sr.p.Floor * sr.lb // below it a document is below the final floor too
 	// A document with only a context sum below accMin is below floorLB.
 	accMin := x.cfg.ContextFloor(floorLB, p.Weights.Semantic, idfSum)
 	// A document whose bound is below theta cannot reach the k best, so
@@ -416,7 +416,7 @@ func (sr *searcher) bucket() {
 				c.bound = c.rel + sr.zeroOther
 			}
 			if c.bound < sr.theta {
-				if x.cfg.Floor() > 0 && c.rel > dropped && sr.pass(d) {
+				if sr.p.Floor > 0 && c.rel > dropped && sr.pass(d) {
 					dropped = c.rel
 				}
 				continue
@@ -427,7 +427,7 @@ func (sr *searcher) bucket() {
 	s.bucketSort()
 	// The relevance floor is relative to the best relevance among the
 	// documents that pass the filters (relevance <= bound < bucket top).
-	if x.cfg.Floor() > 0 {
+	if sr.p.Floor > 0 {
 		best := dropped
 		for b := nBuckets - 1; b >= 0 && float64(b+1)/nBuckets > best; b-- {
 			for _, ci := range s.order[s.starts[b]:s.starts[b+1]] {
@@ -436,7 +436,7 @@ func (sr *searcher) bucket() {
 				}
 			}
 		}
-		sr.floor = x.cfg.Floor() * max(best, 0)
+		sr.floor = sr.p.Floor * max(best, 0)
 	}
 }
 
@@ -524,7 +524,7 @@ func (sr *searcher) finish() bool {
 		hit := &res.Hits[i]
 		hit.MatchedTags, hit.ExpandedTags = scoring.TagEvidence(x.cfg.Tags(), p.Soft, x.docTags(x.byID[hit.ID]))
 		c := &hit.Components
-		if x.cfg.Floor() > 0 && p.Weights.Tag*c.Tag+p.Weights.Semantic*max(c.Context, c.Example) < x.cfg.Floor()*sr.droppedUB {
+		if sr.p.Floor > 0 && p.Weights.Tag*c.Tag+p.Weights.Semantic*max(c.Context, c.Example) < sr.p.Floor*sr.droppedUB {
 			return false
 		}
 	}
