@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 )
 
 // Option configures the API.
@@ -13,10 +14,14 @@ type config struct {
 	log     *slog.Logger
 	metrics http.Handler
 	baseCtx context.Context
+	// heartbeat is the event streams' heartbeat interval; streams is set
+	// by NewServer, which closes it on Shutdown.
+	heartbeat time.Duration
+	streams   *streams
 }
 
 func newConfig(opts []Option) config {
-	c := config{log: slog.New(slog.DiscardHandler), metrics: http.NotFoundHandler(), baseCtx: context.Background()}
+	c := config{log: slog.New(slog.DiscardHandler), metrics: http.NotFoundHandler(), baseCtx: context.Background(), heartbeat: eventHeartbeat}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -32,3 +37,13 @@ func WithMetrics(h http.Handler) Option { return func(c *config) { c.metrics = h
 // WithBaseContext sets the context every request's context derives from
 // (default context.Background()); the node passes its lifetime context.
 func WithBaseContext(ctx context.Context) Option { return func(c *config) { c.baseCtx = ctx } }
+
+// WithEventHeartbeat sets the interval of the heartbeat comment on
+// GET /v1/events streams (default 15s).
+func WithEventHeartbeat(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.heartbeat = d
+		}
+	}
+}
