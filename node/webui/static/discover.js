@@ -78,7 +78,7 @@ function result(r, rank, query) {
       (r.expanded_tags || []).map(t => h('span', { class: 'chip expanded', title: 'matched through alias, parent or prefix', text: t }))),
     (r.matched_examples || []).length ? h('ul', { class: 'examples small', 'aria-label': 'matched examples' },
       r.matched_examples.map(x => h('li', {}, h('span', { class: 'muted', text: x.score.toFixed(2) + ' ' }), highlight(x.text || x.id, query)))) : null,
-    h('details', {}, h('summary', { text: 'Score components' }), table),
+    h('details', { open: rank === 1 }, h('summary', { text: 'Score components' }), table),
     h('p', { class: 'prov small muted' },
       'status: ', h('b', { text: r.status || 'unknown' }),
       ' · indexed ', fresh.indexed_at ? ago(fresh.indexed_at) : '—',
