@@ -22,6 +22,7 @@ func newRootCmd() *cobra.Command {
 		newInvokeCmd(),
 		newRateCmd(),
 		newAdvertiseCmd(),
+		newUICmd(),
 	)
 	card := cardCommand(root)
 	card.AddCommand(newCardAPICmds()...)
