@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -265,7 +265,7 @@ func discoverPage(t *testing.T, tab context.Context, base, shots string) {
 	}
 	type result struct {
 		Score, Sum, Stack float64
-		Factors          int
+		Factors           int
 	}
 	res := eval(t, tab, "discover results", `[...document.querySelectorAll('li.result')].map(li => ({
 		score: Number(li.dataset.score),
