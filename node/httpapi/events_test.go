@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/store"
 )
 
 // eventService hands each Events subscriber the same channel and counts
@@ -172,5 +175,31 @@ func TestWebUIServed(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 403 {
 		t.Errorf("GET / with Host evil.example: %d, want 403", resp.StatusCode)
+	}
+}
+
+// cardService holds one signed card.
+type cardService struct {
+	fakeService
+	rec *store.Record
+}
+
+func (s cardService) LookupCard(context.Context, string) (*store.Record, error) { return s.rec, nil }
+
+func TestCardByIDSignatureAndFormats(t *testing.T) {
+	c := cardtest.Card(t, 1, `{"id":"ID","name":"Fmt","description":"d","skills":["nlp/translation"]}`)
+	srv := httptest.NewServer(httpapi.NewHandler(cardService{rec: &store.Record{AgentID: c.ID, Card: c, ReceivedAt: time.Now()}}))
+	t.Cleanup(srv.Close)
+	code, body := api(t, srv.URL, "GET", "/v1/cards/"+url.PathEscape(c.ID), "")
+	var v httpapi.CardView
+	if err := json.Unmarshal([]byte(body), &v); code != 200 || err != nil || v.Signature != httpapi.SignatureValid {
+		t.Fatalf("GET card: %d %s (%v)", code, body, err)
+	}
+	code, body = api(t, srv.URL, "GET", "/v1/cards/"+url.PathEscape(c.ID)+"?format=a2a", "")
+	if code != 200 || !strings.Contains(body, `"name":"Fmt"`) || strings.Contains(body, `"agent_card"`) {
+		t.Fatalf("GET card as A2A: %d %s", code, body)
+	}
+	if code, body = api(t, srv.URL, "GET", "/v1/cards/"+url.PathEscape(c.ID)+"?format=klingon", ""); code != 400 {
+		t.Fatalf("GET card in an unknown format: %d %s", code, body)
 	}
 }
