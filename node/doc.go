@@ -115,8 +115,11 @@
 // "path"} with the matching HTTP status. Routes: GET and PUT /v1/card, GET
 // /v1/cards, GET /v1/cards/{id}, POST /v1/discover?scope=local|network,
 // POST /v1/describe, POST /v1/invoke, POST /v1/ratings, POST
-// /v1/advertise, GET /v1/peers, GET /v1/status, GET /metrics, GET
-// /healthz and the /.well-known documents.
+// /v1/advertise, GET /v1/peers, GET /v1/status, GET /v1/events, GET
+// /metrics, GET /healthz, the /.well-known documents and the web view
+// (package node/webui) at /. GET /v1/events streams [Node.Events]: the
+// store's change feed and the host's connectedness events merged, with a
+// resync event for a subscriber that fell behind.
 //
 // While the API serves, its base URL is in the data directory's api file
 // (httpapi.APIFile).

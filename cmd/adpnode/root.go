@@ -23,6 +23,7 @@ func newRootCmd() *cobra.Command {
 		newRateCmd(),
 		newAdvertiseCmd(),
 		newMCPCmd(),
+		newUICmd(),
 	)
 	card := cardCommand(root)
 	card.AddCommand(newCardAPICmds()...)

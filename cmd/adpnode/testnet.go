@@ -183,6 +183,9 @@ func tnPrintUp(ctx context.Context, w, errw io.Writer, tn *testnet.Testnet, dir 
 	if dir != defaultTestnetDir {
 		flag = " --dir " + dir
 	}
+	if nodes[0].API != "" {
+		fmt.Fprintf(w, "\nweb view of node 0: %s\n", termtext.Escape(viewURL(nodes[0].API)))
+	}
 	fmt.Fprintf(w, "\nnext: adpnode testnet status%s | adpnode testnet discover%s --query 'translate a contract' | adpnode testnet down%s\n", flag, flag, flag)
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/adpnode/adpnode/node/webui"
 )
 
 // HTTP API limits.
@@ -44,12 +46,18 @@ func IsLoopbackName(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// NewHandler returns the HTTP API of svc: routes, then the guards every
-// request passes (loopback Host, no cross-site browser requests, JSON
-// bodies, bounded size).
+// NewHandler returns the HTTP API of svc and the web view (package
+// webui, at "/"): routes, then the guards every request passes (loopback
+// Host, no cross-site browser requests, JSON bodies, bounded size).
 func NewHandler(svc Service, opts ...Option) http.Handler {
-	cfg := newConfig(opts)
-	a := &api{n: svc}
+	return newHandler(svc, newConfig(opts))
+}
+
+func newHandler(svc Service, cfg config) http.Handler {
+	if cfg.streams == nil {
+		cfg.streams = newStreams(cfg.heartbeat)
+	}
+	a := &api{n: svc, streams: cfg.streams}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/card", a.getCard)
 	mux.HandleFunc("PUT /v1/card", a.putCard)
@@ -61,6 +69,10 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	mux.HandleFunc("POST /v1/advertise", a.advertise)
 	mux.HandleFunc("GET /v1/peers", a.peers)
 	mux.HandleFunc("GET /v1/status", a.status)
+	mux.HandleFunc("GET /v1/events", a.events)
+	ui := webui.Handler()
+	mux.Handle("GET /{$}", ui)
+	mux.Handle("GET "+webui.AssetPrefix, ui)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeAPIJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	})
@@ -95,8 +107,9 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 // API's bounds on slow clients and header size.
 func NewServer(svc Service, opts ...Option) *http.Server {
 	cfg := newConfig(opts)
-	return &http.Server{
-		Handler:           NewHandler(svc, opts...),
+	cfg.streams = newStreams(cfg.heartbeat)
+	srv := &http.Server{
+		Handler:           newHandler(svc, cfg),
 		ReadHeaderTimeout: apiReadHeaderTimeout,
 		ReadTimeout:       apiReadTimeout,
 		IdleTimeout:       apiIdleTimeout,
@@ -104,6 +117,8 @@ func NewServer(svc Service, opts ...Option) *http.Server {
 		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return cfg.baseCtx },
 	}
+	srv.RegisterOnShutdown(cfg.streams.close) // Shutdown waits for no event stream
+	return srv
 }
 
 // cardsPath is the prefix of GET /v1/cards/{id}.

@@ -5,8 +5,11 @@
 //
 // [NewHandler] routes /v1/card, /v1/cards[/{id}], /v1/discover,
 // /v1/describe, /v1/invoke (JSON or NDJSON stream), /v1/ratings,
-// /v1/advertise, /v1/peers, /v1/status, /healthz, /metrics, the
-// /.well-known documents and /agents/{id}/ad.json, behind a guard that
+// /v1/advertise, /v1/peers, /v1/status, /v1/events (server-sent events
+// of card and peer changes: at most MaxEventSubscribers streams, each with
+// a bounded buffer and a heartbeat, ended by Server.Shutdown), /healthz,
+// /metrics, the /.well-known documents, /agents/{id}/ad.json and the web
+// view of package webui at "/", behind a guard that
 // refuses non-loopback Host names, cross-site browser requests and
 // non-JSON bodies, and bounds every body to MaxAPIBody. [NewServer] adds
 // the timeouts and header bound of the server.
@@ -26,6 +29,10 @@
 // process, with the handlers' checks and errors; the node's MCP server
 // (package node/mcpserver) takes either. [WithMCP] mounts an MCP server's
 // Streamable HTTP transport at [MCPPath] behind the same guards.
+//
+// GET /v1/cards/{id} also reports whether the card's signature verifies,
+// and with ?format=a2a (agentcard, oasf, any format of package bridge)
+// answers the card converted to that format.
 //
 // Handlers, Client and Local are safe for concurrent use; none owns
 // goroutines.

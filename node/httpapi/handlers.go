@@ -13,12 +13,16 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/adpnode/adpnode/store"
 )
 
 // api holds the HTTP handlers. Each decodes, calls one Service method
 // and encodes; the logic lives in the service.
-type api struct{ n Service }
+type api struct {
+	n       Service
+	streams *streams
+}
 
 func (a *api) getCard(w http.ResponseWriter, r *http.Request) {
 	writeAPIRaw(w, http.StatusOK, "application/json", a.n.Card().Raw())
@@ -108,7 +112,32 @@ func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, viewRecord(rec, time.Now()))
+	if f := r.URL.Query().Get("format"); f != "" {
+		a.cardInFormat(w, rec.Card, f)
+		return
+	}
+	v := viewRecord(rec, time.Now())
+	v.Signature = SignatureValid
+	if err := rec.Card.Verify(); err != nil {
+		v.Signature = err.Error()
+	}
+	writeAPIJSON(w, http.StatusOK, v)
+}
+
+// cardInFormat answers a card converted by package bridge to the format
+// named by the format query parameter (adp, a2a, agentcard, oasf...).
+func (a *api) cardInFormat(w http.ResponseWriter, c *adp.Card, format string) {
+	f, err := bridge.ParseFormat(format)
+	if err != nil {
+		writeAPIError(w, badRequest("", "query parameter format: %v", err))
+		return
+	}
+	b, err := bridge.Encode(f, c)
+	if err != nil {
+		writeAPIError(w, &Error{Status: http.StatusUnprocessableEntity, Code: codeInvalidRequest, Message: "cannot express the card as " + string(f) + ": " + err.Error()})
+		return
+	}
+	writeAPIRaw(w, http.StatusOK, "application/json", b)
 }
 
 func (a *api) discover(w http.ResponseWriter, r *http.Request) {

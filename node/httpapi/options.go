@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 )
 
 // Option configures the API.
@@ -14,10 +15,14 @@ type config struct {
 	metrics http.Handler
 	baseCtx context.Context
 	mcp     http.Handler
+	// heartbeat is the event streams' heartbeat interval; streams is set
+	// by NewServer, which closes it on Shutdown.
+	heartbeat time.Duration
+	streams   *streams
 }
 
 func newConfig(opts []Option) config {
-	c := config{log: slog.New(slog.DiscardHandler), metrics: http.NotFoundHandler(), baseCtx: context.Background()}
+	c := config{log: slog.New(slog.DiscardHandler), metrics: http.NotFoundHandler(), baseCtx: context.Background(), heartbeat: eventHeartbeat}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -41,3 +46,13 @@ const MCPPath = "/mcp"
 // WithMCP serves h (an MCP server's Streamable HTTP transport) at
 // MCPPath, behind the same guards as every route (default: none).
 func WithMCP(h http.Handler) Option { return func(c *config) { c.mcp = h } }
+
+// WithEventHeartbeat sets the interval of the heartbeat comment on
+// GET /v1/events streams (default 15s).
+func WithEventHeartbeat(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.heartbeat = d
+		}
+	}
+}

@@ -36,5 +36,9 @@ type Service interface {
 	Stats(ctx context.Context, agentID string) (store.Stats, error)
 	Advertise(ctx context.Context, agentID string) (bool, error)
 	PeerInfos() []nodeapi.PeerInfo
+	// Events subscribes to card and peer changes: a channel of at most
+	// buf pending events and a cancel func that closes it (see
+	// node.Node.Events for the contract).
+	Events(buf int) (<-chan nodeapi.Event, func(), error)
 	Status() nodeapi.Status
 }

@@ -23,7 +23,14 @@ type CardView struct {
 	ReceivedAt string          `json:"received_at"`
 	ExpiresAt  string          `json:"expires_at,omitempty"`
 	Stale      bool            `json:"stale"`
+	// Signature is set by GET /v1/cards/{id} only: SignatureValid, or why
+	// the card's signature does not verify.
+	Signature string `json:"signature,omitempty"`
 }
+
+// SignatureValid is CardView.Signature for a card whose signature
+// verifies.
+const SignatureValid = "valid"
 
 // CardList is the answer of GET /v1/cards.
 type CardList struct {

@@ -46,3 +46,33 @@ type InvokeResult struct {
 	Body    json.RawMessage // the reply body (JSON, or a JSON string when the agent answered something else)
 	Latency time.Duration
 }
+
+// EventKind names one kind of Event (append only: the web view and other
+// subscribers of GET /v1/events match on it).
+type EventKind string
+
+// Event kinds.
+const (
+	// EventCardUpserted: a card arrived or changed; Agent and Name are set.
+	EventCardUpserted EventKind = "card.upserted"
+	// EventCardRefreshed: a held card was received again, unchanged.
+	EventCardRefreshed EventKind = "card.refreshed"
+	// EventCardRemoved: a card was revoked or expired; Reason says which.
+	EventCardRemoved EventKind = "card.removed"
+	// EventPeerConnected and EventPeerDisconnected: Peer and Agent are set.
+	EventPeerConnected    EventKind = "peer.connected"
+	EventPeerDisconnected EventKind = "peer.disconnected"
+	// EventResync: the subscriber fell behind and events were dropped; it
+	// should read the state again (GET /v1/status, /v1/peers, /v1/cards).
+	EventResync EventKind = "resync"
+)
+
+// Event is one change the node reports to subscribers (GET /v1/events).
+type Event struct {
+	Kind   EventKind `json:"kind"`
+	Agent  string    `json:"agent,omitempty"`
+	Peer   string    `json:"peer,omitempty"`
+	Name   string    `json:"name,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}

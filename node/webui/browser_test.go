@@ -1,0 +1,402 @@
+package webui_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/adpnode/adpnode/internal/polltest"
+	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/webui"
+	"github.com/adpnode/adpnode/testnet"
+)
+
+// updateDocs rewrites the screenshots under docs/ that the README shows.
+var updateDocs = flag.Bool("update-docs", false, "write the 1440 px screenshots to docs/")
+
+// browserTimeout bounds each wait on the page.
+const browserTimeout = 30 * time.Second
+
+// chromium returns the path of a headless-capable Chromium. Under CI the
+// test fails without one; elsewhere it skips.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium found (install Debian's chromium package; .ci/run does)")
+	}
+	t.Skip("no Chromium found: install the chromium package to run the browser test")
+	return ""
+}
+
+// browser starts a headless Chromium and returns a tab's context and the
+// console: every console error and uncaught exception the page reports.
+func browser(t *testing.T, exe string) (context.Context, *console) {
+	t.Helper()
+	profile, err := os.MkdirTemp("", "adpnode-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.UserDataDir(profile),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-default-browser-check", true), chromedp.WindowSize(1440, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf), chromedp.WithErrorf(func(format string, args ...any) {
+		if msg := fmt.Sprintf(format, args...); !strings.Contains(msg, "unhandled") { // events newer than the protocol package
+			t.Logf("chromedp: %s", msg)
+		}
+	}))
+	t.Cleanup(func() {
+		if err := chromedp.Cancel(ctx); err != nil {
+			t.Logf("close Chromium: %v", err)
+		}
+		cancelTab()
+		cancelAlloc()
+		// Chromium's helpers may still be writing the profile: best effort.
+		if err := os.RemoveAll(profile); err != nil {
+			t.Logf("remove Chromium profile: %v", err)
+		}
+	})
+	con := &console{}
+	chromedp.ListenTarget(ctx, con.listen)
+	if err := chromedp.Run(ctx, log.Enable(), runtime.Enable()); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx, con
+}
+
+// console collects what the page reports as errors.
+type console struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (c *console) listen(ev any) {
+	var msg string
+	switch e := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if e.Type != runtime.APITypeError && e.Type != runtime.APITypeAssert {
+			return
+		}
+		var parts []string
+		for _, a := range e.Args {
+			parts = append(parts, string(a.Value)+a.Description)
+		}
+		msg = "console." + string(e.Type) + ": " + strings.Join(parts, " ")
+	case *runtime.EventExceptionThrown:
+		msg = "exception: " + e.ExceptionDetails.Text
+		if e.ExceptionDetails.Exception != nil {
+			msg += " " + e.ExceptionDetails.Exception.Description
+		}
+	case *log.EventEntryAdded:
+		if e.Entry.Level != log.LevelError {
+			return
+		}
+		msg = "log: " + e.Entry.Text + " " + e.Entry.URL
+	default:
+		return
+	}
+	c.mu.Lock()
+	c.errs = append(c.errs, msg)
+	c.mu.Unlock()
+}
+
+func (c *console) errors() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.errs...)
+}
+
+// eval polls a JavaScript expression until check accepts its value.
+func eval[T any](t *testing.T, ctx context.Context, what, expr string, check func(T) error) T {
+	t.Helper()
+	var v T
+	polltest.Until(t, browserTimeout, func() error {
+		var got T
+		if err := run(ctx, chromedp.Evaluate(expr, &got)); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		v = got
+		if err := check(got); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	})
+	return v
+}
+
+// run runs actions on the tab, bounded by browserTimeout.
+func run(tab context.Context, actions ...chromedp.Action) error {
+	ctx, cancel := context.WithTimeout(tab, browserTimeout)
+	defer cancel()
+	return chromedp.Run(ctx, actions...)
+}
+
+// view switches the page to a view as a link would (no reload).
+func view(hash string) chromedp.Action {
+	return chromedp.Evaluate(`location.hash = `+strconv.Quote(hash), nil)
+}
+
+// shoot writes screenshots of the page at 375 and 1440 px wide under dir,
+// and the 1440 px one under docs/ when -update-docs is set.
+func shoot(t *testing.T, ctx context.Context, dir, page string) {
+	t.Helper()
+	for _, w := range []int64{375, 1440} {
+		var png []byte
+		if err := run(ctx, chromedp.EmulateViewport(w, 900), chromedp.CaptureScreenshot(&png)); err != nil {
+			t.Fatalf("screenshot %s at %d px: %v", page, w, err)
+		}
+		var overflow bool
+		if err := run(ctx, chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth + 1`, &overflow)); err != nil || overflow {
+			t.Errorf("%s at %d px scrolls sideways (%v)", page, w, err)
+		}
+		name := filepath.Join(dir, fmt.Sprintf("webui-%s-%d.png", page, w))
+		if err := os.WriteFile(name, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot %s (%d bytes)", name, len(png))
+		if *updateDocs && w == 1440 {
+			if err := os.WriteFile(filepath.Join("..", "..", "docs", "webui-"+page+".png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestPageWeight(t *testing.T) {
+	if n := webui.Size(); n <= 0 || n > 200<<10 {
+		t.Fatalf("page weight %d bytes, want under 200 KB", n)
+	}
+}
+
+// TestBrowser drives the web view of node 0 of a 5-node testnet in
+// headless Chromium: the network page, a discovery, an invocation, a card
+// that arrives while the page is open, and a card whose text is markup.
+func TestBrowser(t *testing.T) {
+	exe := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nw, err := testnet.NewInProcess(ctx, 5, testnet.WithDirectories(1),
+		testnet.WithNodeConfig(func(i int, c *node.Config) { c.APIAddr = "127.0.0.1:0" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := nw.Close(); err != nil {
+			t.Errorf("close testnet: %v", err)
+		}
+	})
+	if err := nw.WaitPropagation(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	tab, con := browser(t, exe)
+	shots := t.TempDir()
+	base := nw.Node(0).APIURL()
+
+	t.Run("network", func(t *testing.T) { networkPage(t, tab, nw, base, shots) })
+	t.Run("discover", func(t *testing.T) { discoverPage(t, tab, base, shots) })
+	t.Run("invoke", func(t *testing.T) { invokePage(t, tab, nw, base, shots) })
+	t.Run("live and escaped", func(t *testing.T) { liveAndEscaped(t, tab, nw, base) })
+	if errs := con.errors(); len(errs) > 0 {
+		t.Fatalf("the page reported errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+func networkPage(t *testing.T, tab context.Context, nw *testnet.Network, base, shots string) {
+	if err := run(tab, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(base+"/#network"),
+		chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
+		t.Fatal(err)
+	}
+	peers := len(nw.Node(0).Peers())
+	type net struct {
+		Cards, Agents, Edges, PeerRows int
+	}
+	got := eval(t, tab, "network page", `({
+		cards: document.querySelectorAll('#cards tbody tr[data-agent]').length,
+		agents: document.querySelectorAll('svg g.node').length,
+		edges: document.querySelectorAll('svg line.edge').length,
+		peerRows: document.querySelectorAll('tr[data-peer]').length})`, func(v net) error {
+		if v.Cards != 5 || v.Agents != 5 || v.Edges != peers || v.PeerRows != peers || peers < 1 {
+			return fmt.Errorf("got %+v, want 5 cards, 5 agents and %d connections", v, peers)
+		}
+		return nil
+	})
+	t.Logf("network page: %+v", got)
+	var idsOnPage []string
+	if err := run(tab, chromedp.Evaluate(`[...document.querySelectorAll('#cards tbody tr')].map(r => r.dataset.agent)`, &idsOnPage)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nw.Nodes() {
+		if !strings.Contains(strings.Join(idsOnPage, " "), n.AgentID()) {
+			t.Errorf("agent %s not listed; page lists %v", n.AgentID(), idsOnPage)
+		}
+	}
+	shoot(t, tab, shots, "network")
+}
+
+func discoverPage(t *testing.T, tab context.Context, base, shots string) {
+	if err := run(tab, view("discover"),
+		chromedp.WaitVisible(`input[name="query"]`),
+		chromedp.SendKeys(`input[name="query"]`, "translate text into another language"),
+		chromedp.SetValue(`input[name="min"]`, "0"),
+		chromedp.Click(`form.search button[type="submit"]`)); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		Score, Sum, Stack float64
+		Factors           int
+	}
+	res := eval(t, tab, "discover results", `[...document.querySelectorAll('li.result')].map(li => ({
+		score: Number(li.dataset.score),
+		sum: [...li.querySelectorAll('tr.factor')].reduce((s, r) => s + Number(r.dataset.contrib), 0),
+		stack: [...li.querySelectorAll('.stack .seg')].reduce((s, e) => s + parseFloat(e.style.width) / 100, 0),
+		factors: li.querySelectorAll('tr.factor').length}))`, func(rs []result) error {
+		if len(rs) < 2 {
+			return fmt.Errorf("%d results, want at least 2", len(rs))
+		}
+		return nil
+	})
+	for i, r := range res {
+		if r.Factors != 7 || abs(r.Sum-r.Score) > 1e-9 || abs(r.Stack-r.Score) > 1e-4 {
+			t.Errorf("result %d: score %v, components add up to %v, bars to %v (%d factors)", i+1, r.Score, r.Sum, r.Stack, r.Factors)
+		}
+		if i > 0 && r.Score > res[i-1].Score {
+			t.Errorf("result %d scores %v, above result %d (%v)", i+1, r.Score, i, res[i-1].Score)
+		}
+	}
+	var marks int
+	if err := run(tab, chromedp.Evaluate(`document.querySelectorAll('li.result mark').length`, &marks)); err != nil || marks == 0 {
+		t.Errorf("no query word highlighted in the results (%v)", err)
+	}
+	shoot(t, tab, shots, "discover")
+}
+
+func invokePage(t *testing.T, tab context.Context, nw *testnet.Network, base, shots string) {
+	target := nw.Node(2).AgentID()
+	if err := run(tab, view("invoke/"+url.PathEscape(target))); err != nil {
+		t.Fatal(err)
+	}
+	var opts []string
+	if err := run(tab, chromedp.WaitReady(`#inv-tool option`), chromedp.Evaluate(`[...document.querySelectorAll('#inv-tool option')].map(o => o.value)`, &opts)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools %v", opts)
+	if err := run(tab, chromedp.SetValue(`#inv-tool`, node.DemoWordCount)); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(tab, chromedp.Evaluate(`document.querySelector('#inv-tool').dispatchEvent(new Event('change'))`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(tab, chromedp.WaitVisible(`#f-text`), chromedp.SendKeys(`#f-text`, "one two three"),
+		chromedp.Click(`form.invoke button[type="submit"]`)); err != nil {
+		t.Fatal(err)
+	}
+	eval(t, tab, "wordcount reply", `(document.querySelector('#inv-result') || {}).textContent || ''`, func(s string) error {
+		if !strings.Contains(s, `"words": 3`) {
+			return fmt.Errorf("reply %q has no \"words\": 3", s)
+		}
+		return nil
+	})
+	shoot(t, tab, shots, "invoke")
+	if err := run(tab, chromedp.SetValue(`#inv-tool`, node.DemoReverse),
+		chromedp.Evaluate(`document.querySelector('#inv-tool').dispatchEvent(new Event('change'))`, nil),
+		chromedp.WaitVisible(`#f-text`), chromedp.SendKeys(`#f-text`, "alpha beta gamma"),
+		chromedp.Click(`form.invoke button[type="submit"]`)); err != nil {
+		t.Fatal(err)
+	}
+	eval(t, tab, "streamed reply", `[...document.querySelectorAll('#inv-chunks li')].map(li => li.textContent)`, func(cs []string) error {
+		if len(cs) < 2 {
+			return fmt.Errorf("%d chunks %q, want one per word", len(cs), cs)
+		}
+		return nil
+	})
+}
+
+func liveAndEscaped(t *testing.T, tab context.Context, nw *testnet.Network, base string) {
+	if err := run(tab, view("network"), chromedp.WaitVisible(`#cards tbody tr`),
+		chromedp.Evaluate(`window.__notReloaded = true`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		name = `<img src=x data-injected onerror="window.__pwned='img'">Late <b data-injected>arrival</b>`
+		desc = `<script data-injected>window.__pwned='script'</script> published while the page is open`
+	)
+	n := nw.Node(3)
+	c := n.Card().Clone()
+	c.Name, c.Description = name, desc
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	if _, err := n.SetCard(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	eval(t, tab, "card arrived without reload", `[...document.querySelectorAll('#cards tbody tr')].map(r => r.textContent).join('\n')`, func(s string) error {
+		if !strings.Contains(s, name) {
+			return fmt.Errorf("no row shows %q yet", name)
+		}
+		return nil
+	})
+	if err := run(tab, chromedp.Click(`#cards tr[data-agent="`+n.AgentID()+`"] button`),
+		chromedp.WaitVisible(`#card-dialog [data-signature]`)); err != nil {
+		t.Fatal(err)
+	}
+	type page struct {
+		NotReloaded bool
+		Pwned       any
+		Injected    int
+		Title       string
+		Signature   string
+		Doc         string
+	}
+	got := eval(t, tab, "escaped card", `({
+		notReloaded: window.__notReloaded === true,
+		pwned: window.__pwned === undefined ? null : window.__pwned,
+		injected: document.querySelectorAll('[data-injected], img, main script, dialog script').length,
+		title: document.querySelector('#card-title').textContent,
+		signature: document.querySelector('[data-signature]').dataset.signature,
+		doc: document.querySelector('#card-body pre').textContent})`, func(p page) error {
+		if !strings.Contains(p.Doc, "published while") {
+			return fmt.Errorf("card document not shown yet: %q", p.Doc)
+		}
+		return nil
+	})
+	if !got.NotReloaded || got.Pwned != nil || got.Injected != 0 || got.Title != name || got.Signature != "valid" {
+		t.Fatalf("after the card with markup: %+v", got)
+	}
+	if err := run(tab, chromedp.Click(`#card-dialog button[data-format="a2a"]`)); err != nil {
+		t.Fatal(err)
+	}
+	eval(t, tab, "A2A form", `document.querySelector('#card-body pre').textContent`, func(s string) error {
+		if !strings.Contains(s, `"protocolVersion"`) && !strings.Contains(s, `"skills"`) {
+			return fmt.Errorf("not an A2A card: %.200q", s)
+		}
+		return nil
+	})
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}

@@ -1,0 +1,41 @@
+// The node's API on this origin and the state the views draw.
+
+// api calls the node's JSON API on this origin; body (if any) is POSTed.
+export async function api(path, body) {
+  const opt = body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  const r = await fetch(path, opt);
+  const t = await r.text();
+  let j = null;
+  try { j = t ? JSON.parse(t) : null; } catch { j = t; }
+  if (!r.ok) throw new Error((j && j.message) || (r.status + ' ' + r.statusText));
+  return j;
+}
+
+// state is what the views draw: this node, its peers, the held cards.
+export const state = { status: null, peers: [], cards: [], events: [] };
+const listeners = new Set();
+
+// onState registers fn to run after every state change; it returns the
+// function that unregisters it.
+export function onState(fn) { listeners.add(fn); return () => listeners.delete(fn); }
+function changed() { for (const fn of listeners) fn(state); }
+
+let refreshing = null, again = false;
+// refresh reads status, peers and cards again (coalescing bursts).
+export async function refresh() {
+  if (refreshing) { again = true; return refreshing; }
+  refreshing = (async () => {
+    do {
+      again = false;
+      try {
+        const [st, peers, cards] = await Promise.all([api('/v1/status'), api('/v1/peers'), api('/v1/cards')]);
+        state.status = st; state.peers = peers.peers || []; state.cards = cards.cards || [];
+        state.error = null;
+      } catch (e) { state.error = String(e.message || e); }
+      changed();
+    } while (again);
+    refreshing = null;
+  })();
+  return refreshing;
+}
+
