@@ -40,8 +40,14 @@ func newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
 			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
+			if st.Reachability != "" {
+				fmt.Fprintf(w, "reachability\t%s\n", termtext.Escape(st.Reachability))
+			}
 			for _, a := range st.Addrs {
 				fmt.Fprintf(w, "listen\t%s\n", termtext.Escape(a))
+			}
+			for _, a := range st.RelayAddrs {
+				fmt.Fprintf(w, "relay\t%s\n", termtext.Escape(a))
 			}
 			return w.Flush()
 		},
