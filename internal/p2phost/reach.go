@@ -105,7 +105,9 @@ func reachOptions(r *Reachability, hp *atomic.Pointer[host.Host]) []libp2p.Optio
 		libp2p.EnableAutoNATv2(),
 		libp2p.EnableNATService(),
 		libp2p.EnableHolePunching(),
-		libp2p.EnableAutoRelayWithPeerSource(relaySource(r.Relays, hp)),
+		// One known relay is enough to reserve a slot at once; libp2p's
+		// default waits for four candidates or three minutes.
+		libp2p.EnableAutoRelayWithPeerSource(relaySource(r.Relays, hp), autorelay.WithMinCandidates(1)),
 	}
 	if r.PortMap {
 		opts = append(opts, libp2p.NATPortMap())
