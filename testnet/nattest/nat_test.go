@@ -424,4 +424,3 @@ func median(d []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
-
