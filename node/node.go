@@ -376,7 +376,7 @@ func (n *Node) Close() error {
 		if n.agent != nil {
 			n.agent.close()
 		}
-		errs = append(errs, n.host.Close(), n.store.Close())
+		errs = append(errs, n.reach.close(), n.host.Close(), n.store.Close())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
