@@ -176,7 +176,10 @@ func IsRelayed(c network.Conn) bool {
 	return c.Stat().Limited || isRelayed(c.RemoteMultiaddr())
 }
 
-var publicMu sync.Mutex
+var (
+	publicMu sync.Mutex
+	treated  = map[string]bool{} // subnets TreatAsPublic already took out
+)
 
 // TreatAsPublic makes every host of this process count the given subnets
 // as public Internet addresses, though they lie in a private range
@@ -186,19 +189,28 @@ var publicMu sync.Mutex
 // addresses unreachable from outside and would never act. It changes
 // go-multiaddr's process-wide private range table (manet.Private4), so it
 // must be called before any host is built; each subnet must lie inside
-// one private range. A deployed node never calls it.
+// one private range. A subnet given again is left as it is. A deployed
+// node never calls it.
 func TreatAsPublic(subnets ...*net.IPNet) error {
 	publicMu.Lock()
 	defer publicMu.Unlock()
 	ranges := manet.Private4
+	var done []string
 	for _, s := range subnets {
+		if treated[s.String()] {
+			continue
+		}
 		next, err := subtract(ranges, s)
 		if err != nil {
 			return err
 		}
 		ranges = next
+		done = append(done, s.String())
 	}
 	manet.Private4 = ranges
+	for _, s := range done {
+		treated[s] = true
+	}
 	return nil
 }
 

@@ -3,6 +3,9 @@ package p2phost
 import (
 	"net"
 	"testing"
+
+	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
 )
 
 func cidr(t *testing.T, s string) *net.IPNet {
@@ -42,6 +45,25 @@ func TestSubtract(t *testing.T) {
 	for _, bad := range []string{"8.8.8.0/24", "172.0.0.0/8"} {
 		if _, err := subtract(ranges, cidr(t, bad)); err == nil {
 			t.Errorf("subtract %s: no error", bad)
+		}
+	}
+}
+
+// TestTreatAsPublic: the subnet counts as public in the whole process and
+// a second call with it changes nothing.
+func TestTreatAsPublic(t *testing.T) {
+	saved := manet.Private4
+	t.Cleanup(func() { manet.Private4 = saved; delete(treated, "10.250.0.0/16") })
+	in, out := ma.StringCast("/ip4/10.250.1.2/tcp/1"), ma.StringCast("/ip4/10.251.1.2/tcp/1")
+	if manet.IsPublicAddr(in) {
+		t.Fatalf("%s public before", in)
+	}
+	for range 2 {
+		if err := TreatAsPublic(cidr(t, "10.250.0.0/16")); err != nil {
+			t.Fatal(err)
+		}
+		if !manet.IsPublicAddr(in) || manet.IsPublicAddr(out) {
+			t.Fatalf("public: %s %v, %s %v; want true, false", in, manet.IsPublicAddr(in), out, manet.IsPublicAddr(out))
 		}
 	}
 }
