@@ -74,7 +74,9 @@ type clientConn struct {
 func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.openTimeout)
 	defer cancel()
-	st, err := c.h.NewStream(ctx, p, protocol.ID(ProtocolID))
+	// A relayed (limited) connection carries calls until a direct one
+	// replaces it (see upgradable).
+	st, err := c.h.NewStream(network.WithAllowLimitedConn(ctx, "aitp"), p, protocol.ID(ProtocolID))
 	if err != nil {
 		err = fmt.Errorf("%w: open stream: %w", ErrConnLost, err)
 		if errors.Is(err, network.ErrReset) && ctx.Err() == nil {

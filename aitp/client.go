@@ -256,8 +256,15 @@ func (c *Client) conn(ctx context.Context, p peer.ID) (*clientConn, error) {
 	}
 	if cc := c.conns[p]; cc != nil {
 		c.mu.Unlock()
-		if !cc.st.Conn().IsClosed() {
+		if !cc.st.Conn().IsClosed() && !c.upgradable(cc) {
 			return cc, nil
+		}
+		if !cc.st.Conn().IsClosed() {
+			// The association runs over a relay while a direct
+			// connection to p exists now: new calls go direct; the
+			// old association finishes its calls and closes when idle.
+			c.forget(cc)
+			return c.conn(ctx, p)
 		}
 		// The connection under the stream closed before its reader
 		// noticed: drop the association and open a new one.
@@ -305,6 +312,20 @@ func (c *Client) conn(ctx context.Context, p peer.ID) (*clientConn, error) {
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// upgradable reports whether cc runs over a limited (relayed) connection
+// while a direct one to the same peer is open.
+func (c *Client) upgradable(cc *clientConn) bool {
+	if !cc.st.Conn().Stat().Limited {
+		return false
+	}
+	for _, conn := range c.h.Network().ConnsToPeer(cc.p) {
+		if !conn.Stat().Limited && !conn.IsClosed() {
+			return true
+		}
+	}
+	return false
 }
 
 // forget removes cc from the map of usable associations.

@@ -176,6 +176,21 @@ func (d *DHT) Ping(ctx context.Context, p peer.ID) error {
 	return nil
 }
 
+// FindPeer looks up p's current addresses: from the connection when p is
+// connected, otherwise from the DHT servers, which answer with the
+// addresses they hold for p even when p is a client (so a private peer is
+// found at its relay addresses through the peers it is connected to).
+func (d *DHT) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
+	if d.isClosed() {
+		return peer.AddrInfo{}, ErrClosed
+	}
+	ai, err := d.kad.FindPeer(ctx, p)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("dht: find peer %s: %w", p, err)
+	}
+	return ai, nil
+}
+
 // RoutingTableSize returns the number of peers in the routing table.
 func (d *DHT) RoutingTableSize() int { return d.kad.RoutingTable().Size() }
 

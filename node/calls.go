@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/net/swarm"
+	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
@@ -308,7 +310,37 @@ func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, 
 	for try := 0; try < maxRedials && n.redial(p, err); try++ {
 		reply, err = n.client.Call(ctx, p, method, body, opts...)
 	}
+	if n.relookup(ctx, p, err) {
+		reply, err = n.client.Call(ctx, p, method, body, opts...)
+	}
 	return reply, wrapUnreachable(err)
+}
+
+// relookup reports whether err is a failed dial to p after which the DHT
+// found addresses of p that were not known: p moved, or is a private node
+// reached through a relay, whose circuit addresses are not on its card
+// but are known to the peers it is connected to.
+func (n *Node) relookup(ctx context.Context, p peer.ID, err error) bool {
+	var de *swarm.DialError
+	if err == nil || p == n.host.ID() || !(errors.As(err, &de) || errors.Is(err, swarm.ErrNoAddresses) || errors.Is(err, swarm.ErrDialBackoff)) {
+		return false
+	}
+	ai, ferr := n.dht.FindPeer(ctx, p)
+	if ferr != nil {
+		return false
+	}
+	known := n.host.Peerstore().Addrs(p)
+	fresh := slices.DeleteFunc(ai.Addrs, func(a ma.Multiaddr) bool {
+		return slices.ContainsFunc(known, a.Equal)
+	})
+	if len(fresh) == 0 {
+		return false
+	}
+	if sw, ok := n.host.Network().(*swarm.Swarm); ok {
+		sw.Backoff().Clear(p) // the new addresses are worth a dial now
+	}
+	n.host.Peerstore().AddAddrs(p, fresh, cardAddrMinTTL)
+	return true
 }
 
 // maxRedials bounds the attempts redial allows after a call's first: one

@@ -40,8 +40,18 @@ const (
 )
 
 // DefaultListen are the listen addresses used when Config.Listen is empty:
-// loopback only, TCP and QUIC, ports picked by the system.
+// loopback only, TCP and QUIC, ports picked by the system. A node that
+// listens on loopback only is part of a single-machine network (tests,
+// testnets) and turns none of the reachability machinery on.
 var DefaultListen = []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}
+
+// DefaultRunListen are the listen addresses of `adpnode run`
+// (DefaultConfig): every interface, IPv4 and IPv6, TCP and QUIC, ports
+// picked by the system. The HTTP API stays on loopback.
+var DefaultRunListen = []string{
+	"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1",
+	"/ip6/::/tcp/0", "/ip6/::/udp/0/quic-v1",
+}
 
 // Config configures a Node. The zero value of every field but DataDir has a
 // usable default; APIAddr "" disables the HTTP API (DefaultConfig sets it to
@@ -85,6 +95,10 @@ type Config struct {
 	SmallMemory bool
 	// Logger receives the node's logs; default discards.
 	Logger *slog.Logger
+	// Reachability is what lets the node be reached from beyond its own
+	// network (see ReachConfig); it applies unless the node listens on
+	// loopback only.
+	Reach ReachConfig
 	// Tags is the skill tag taxonomy, the one the DHT announces and finds
 	// provider keys under and the discovery index ranks with; default
 	// tag.Default(). Every node of a network must use the same one.
@@ -97,7 +111,7 @@ type Config struct {
 // DefaultConfig returns the configuration `adpnode run` starts from.
 func DefaultConfig() Config {
 	return Config{
-		Listen:            append([]string(nil), DefaultListen...),
+		Listen:            append([]string(nil), DefaultRunListen...),
 		APIAddr:           DefaultAPIAddr,
 		GossipInterval:    DefaultGossipInterval,
 		RepublishInterval: DefaultRepublishInterval,
@@ -164,6 +178,7 @@ func (c Config) Validate() error {
 		}
 	}
 	c.validateAgent(bad)
+	c.Reach.validate(bad)
 	if c.GossipInterval < 0 {
 		bad("gossip_interval", "must not be negative")
 	}
@@ -259,6 +274,11 @@ type fileConfig struct {
 	ConnLow           *int     `json:"conn_low"`
 	ConnHigh          *int     `json:"conn_high"`
 	SmallMemory       *bool    `json:"small_memory"`
+	Announce          []string `json:"announce"`
+	NoAnnounce        []string `json:"no_announce"`
+	Reachability      *string  `json:"reachability"`
+	RelayService      *string  `json:"relay_service"`
+	NoPortMap         *bool    `json:"no_port_map"`
 }
 
 // ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
@@ -312,6 +332,17 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	}
 	if fc.ConnLow != nil {
 		cfg.ConnLow = *fc.ConnLow
+	}
+	if fc.Announce != nil {
+		cfg.Reach.Announce = fc.Announce
+	}
+	if fc.NoAnnounce != nil {
+		cfg.Reach.NoAnnounce = fc.NoAnnounce
+	}
+	set(&cfg.Reach.Reachability, fc.Reachability)
+	set(&cfg.Reach.RelayService, fc.RelayService)
+	if fc.NoPortMap != nil {
+		cfg.Reach.NoPortMap = *fc.NoPortMap
 	}
 	if fc.ConnHigh != nil {
 		cfg.ConnHigh = *fc.ConnHigh

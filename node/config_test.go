@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adpnode/adpnode/dht"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -29,6 +32,11 @@ func TestConfigValidate(t *testing.T) {
 		{"agent url host", func(c *Config) { c.AgentURL = "http:///path" }, "agent_url"},
 		{"negative interval", func(c *Config) { c.GossipInterval = -time.Second }, "gossip_interval"},
 		{"water marks", func(c *Config) { c.ConnLow, c.ConnHigh = 10, 5 }, "conn_low"},
+		{"reachability", func(c *Config) { c.Reach.Reachability = "maybe" }, "reachability"},
+		{"relay service", func(c *Config) { c.Reach.RelayService = "yes" }, "relay_service"},
+		{"announce", func(c *Config) { c.Reach.Announce = []string{"1.2.3.4:5"} }, "announce"},
+		{"no announce", func(c *Config) { c.Reach.NoAnnounce = []string{"x"} }, "no_announce"},
+		{"simulated public", func(c *Config) { c.Reach.SimulatedPublic = []string{"10.0.0.1"} }, "simulated_public"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,5 +150,41 @@ func TestIdentity(t *testing.T) {
 	}
 	if _, err := loadIdentity(dir); !errors.Is(err, ErrBadIdentity) {
 		t.Fatalf("junk key: %v", err)
+	}
+}
+
+// TestDHTMode: a single-machine node and a known public node serve the
+// DHT, a known private node is a client, and AutoNAT decides otherwise.
+func TestDHTMode(t *testing.T) {
+	all := DefaultRunListen
+	for _, tc := range []struct {
+		listen []string
+		reach  string
+		want   dht.ModeOpt
+	}{
+		{DefaultListen, "", dht.ModeServer},
+		{DefaultListen, ReachPrivate, dht.ModeServer},
+		{all, "", dht.ModeAuto},
+		{all, ReachAuto, dht.ModeAuto},
+		{all, ReachPublic, dht.ModeServer},
+		{all, ReachPrivate, dht.ModeClient},
+	} {
+		if got := (ReachConfig{Reachability: tc.reach}).dhtMode(tc.listen); got != tc.want {
+			t.Errorf("listen %v reachability %q: mode %v, want %v", tc.listen, tc.reach, got, tc.want)
+		}
+	}
+}
+
+// TestRunListensEverywhere: `adpnode run` listens on every interface,
+// TCP and QUIC, IPv4 and IPv6, while its API stays on loopback.
+func TestRunListensEverywhere(t *testing.T) {
+	c := DefaultConfig()
+	for _, want := range []string{"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1", "/ip6/::/tcp/0", "/ip6/::/udp/0/quic-v1"} {
+		if !slices.Contains(c.Listen, want) {
+			t.Errorf("listen %v lacks %s", c.Listen, want)
+		}
+	}
+	if err := checkLoopbackHostPort(c.APIAddr); err != nil {
+		t.Errorf("API %s: %v", c.APIAddr, err)
 	}
 }

@@ -61,15 +61,16 @@ func hostLimits(raised []protocol.ID) rcmgr.ConcreteLimitConfig {
 // newHost builds the libp2p host of a node with the builder the test
 // networks share (internal/p2phost): TCP and QUIC on listen, Noise,
 // yamux, fixed resource limits (raised for the given protocols) and a
-// connection manager with the given water marks. Metrics go nowhere
+// connection manager with the given water marks, and the reachability
+// options (ReachConfig.hostOptions). Metrics go nowhere
 // global; the node exports its own.
-func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int) (host.Host, error) {
-	h, err := p2phost.New(sk,
+func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int, reach ...p2phost.Option) (host.Host, error) {
+	h, err := p2phost.New(sk, append([]p2phost.Option{
 		p2phost.WithListen(listen...),
 		p2phost.WithQUIC(),
 		p2phost.WithLimits(hostLimits(raised)),
 		p2phost.WithConnManager(low, high, time.Minute),
-	)
+	}, reach...)...)
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}

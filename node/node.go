@@ -51,6 +51,7 @@ type Node struct {
 	store  *store.Store
 	intake *intake.Intake // every card from outside enters the store here
 	host   host.Host
+	reach  *reachWatch
 	server *aitp.Server
 	client *aitp.Client
 	dht    *dht.DHT
@@ -158,10 +159,22 @@ func New(cfg Config) (_ *Node, err error) {
 	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))
 	closers = append(closers, n.store.Close)
 
-	if n.host, err = newHost(sk, cfg.Listen, []protocol.ID{aitp.ProtocolID}, cfg.ConnLow, cfg.ConnHigh); err != nil {
+	boot, err := bootstrapInfos(cfg.Bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	reach, err := cfg.Reach.hostOptions(cfg.Listen, boot, cfg.Directory)
+	if err != nil {
+		return nil, err
+	}
+	if n.host, err = newHost(sk, cfg.Listen, []protocol.ID{aitp.ProtocolID}, cfg.ConnLow, cfg.ConnHigh, reach...); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
+	if n.reach, err = newReachWatch(n.host); err != nil {
+		return nil, fmt.Errorf("node: subscribe to reachability: %w", err)
+	}
+	closers = append(closers, n.reach.close)
 
 	if n.agent, err = n.newAgent(); err != nil {
 		return nil, err
@@ -184,12 +197,8 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.greetings.Close)
 
-	boot, err := bootstrapInfos(cfg.Bootstrap)
-	if err != nil {
-		return nil, err
-	}
 	if n.dht, err = dht.New(n.host,
-		dht.Mode(dht.ModeServer),
+		dht.Mode(cfg.Reach.dhtMode(cfg.Listen)),
 		dht.BootstrapPeers(boot...),
 		dht.RepublishInterval(cfg.RepublishInterval),
 		dht.Logger(n.log),
@@ -386,7 +395,7 @@ func (n *Node) Close() error {
 		if n.agent != nil {
 			n.agent.close()
 		}
-		errs = append(errs, n.host.Close(), n.store.Close())
+		errs = append(errs, n.reach.close(), n.host.Close(), n.store.Close())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr

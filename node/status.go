@@ -25,6 +25,7 @@ func (n *Node) Status() Status {
 	for _, a := range n.Addrs() {
 		st.Addrs = append(st.Addrs, a.String())
 	}
+	st.Reachability, st.RelayAddrs = n.reachability()
 	return st
 }
 
@@ -36,10 +37,11 @@ func (n *Node) PeerInfos() []PeerInfo {
 	dirs := n.knownDirectories()
 	out := []PeerInfo{}
 	for _, p := range n.Peers() {
-		pi := PeerInfo{PeerID: p.String(), AgentID: adp.AgentID(p), Addrs: []string{}}
+		pi := PeerInfo{PeerID: p.String(), AgentID: adp.AgentID(p), Addrs: []string{}, Conns: []string{}}
 		_, pi.Directory = dirs[p]
 		for _, c := range n.host.Network().ConnsToPeer(p) {
 			pi.Addrs = append(pi.Addrs, c.RemoteMultiaddr().String())
+			pi.Conns = append(pi.Conns, connKind(c))
 		}
 		out = append(out, pi)
 	}

@@ -34,13 +34,13 @@ func newPeersCmd() *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "AGENT\tDIRECTORY\tADDRESS")
+			fmt.Fprintln(w, "AGENT\tDIRECTORY\tCONNECTION\tADDRESS")
 			for _, p := range out.Peers {
 				dir := ""
 				if p.Directory {
 					dir = "yes"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", termtext.Escape(p.AgentID), dir, termtext.Escape(strings.Join(p.Addrs, " ")))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termtext.Escape(p.AgentID), dir, termtext.Escape(strings.Join(p.Conns, " ")), termtext.Escape(strings.Join(p.Addrs, " ")))
 			}
 			return w.Flush()
 		},

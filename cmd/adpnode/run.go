@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/adpnode/adpnode/node"
 )
@@ -22,6 +23,9 @@ type runFlags struct {
 	config, dataDir, api, agentURL, logLevel string
 	agentMCPCommand, agentMCPURL             string
 	listen, bootstrap                        []string
+	announce, noAnnounce, simPublic          []string
+	reachability, relayService               string
+	noPortMap                                bool
 	directory, demoAgent, smallMemory        bool
 	gossipInterval                           time.Duration
 }
@@ -36,8 +40,9 @@ func newRunCmd() *cobra.Command {
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
-demo_agent, gossip_interval,
-republish_interval, card_ttl, conn_low, conn_high, small_memory), the
+demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
+conn_high, small_memory, announce, no_announce, reachability,
+relay_service, no_port_map), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
 ADPNODE_BOOTSTRAP, ADPNODE_DIRECTORY, ADPNODE_AGENT_URL,
 ADPNODE_AGENT_MCP_COMMAND, ADPNODE_AGENT_MCP_URL, ADPNODE_DEMO_AGENT, ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY; lists
@@ -58,7 +63,13 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f := cmd.Flags()
 	f.StringVar(&rf.config, "config", "", "JSON config file (default $ADPNODE_CONFIG)")
 	f.StringVar(&rf.dataDir, "data-dir", "", "data directory (default $ADPNODE_DATA_DIR or ~/.adpnode)")
-	f.StringArrayVar(&rf.listen, "listen", nil, "libp2p listen multiaddr, repeatable (default "+strings.Join(node.DefaultListen, " and ")+")")
+	f.StringArrayVar(&rf.listen, "listen", nil, "libp2p listen multiaddr, repeatable (default "+strings.Join(node.DefaultRunListen, " and ")+")")
+	f.StringArrayVar(&rf.announce, "announce", nil, "announce only this multiaddr (relay addresses are kept), repeatable")
+	f.StringArrayVar(&rf.noAnnounce, "no-announce", nil, "never announce this multiaddr (or subnet: /ip4/10.0.0.0/ipcidr/8), repeatable")
+	f.StringVar(&rf.reachability, "reachability", node.ReachAuto, "reachability from the Internet: auto (AutoNAT decides), public or private")
+	f.StringVar(&rf.relayService, "relay-service", node.ReachAuto, "circuit relay service: auto (on for --directory and nodes without --bootstrap), on or off")
+	f.BoolVar(&rf.noPortMap, "no-port-map", false, "do not ask the gateway for a port mapping (UPnP, NAT-PMP)")
+	f.StringArrayVar(&rf.simPublic, "simulate-public-subnet", nil, "TESTS ONLY: treat this private IPv4 subnet as public Internet addresses (network-namespace NAT tests), repeatable")
 	f.StringVar(&rf.api, "api", node.DefaultAPIAddr, `HTTP API address on a loopback interface ("127.0.0.1:0" picks a port, "" disables)`)
 	f.StringArrayVar(&rf.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr ending in /p2p/<peer id>, repeatable")
 	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
@@ -121,6 +132,7 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	if f.Changed("gossip-interval") {
 		cfg.GossipInterval = rf.gossipInterval
 	}
+	rf.reachConfig(f, &cfg.Reach)
 	if cfg.DataDir == "" {
 		cfg.DataDir = defaultDataDir()
 	}
@@ -152,4 +164,26 @@ func runNode(ctx context.Context, cmd *cobra.Command, cfg node.Config) error {
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
 	return n.Close()
+}
+
+// reachConfig overlays the reachability flags that were set on r.
+func (rf *runFlags) reachConfig(f *pflag.FlagSet, r *node.ReachConfig) {
+	for _, l := range []struct {
+		name string
+		src  []string
+		dst  *[]string
+	}{{"announce", rf.announce, &r.Announce}, {"no-announce", rf.noAnnounce, &r.NoAnnounce}, {"simulate-public-subnet", rf.simPublic, &r.SimulatedPublic}} {
+		if f.Changed(l.name) {
+			*l.dst = l.src
+		}
+	}
+	if f.Changed("reachability") {
+		r.Reachability = rf.reachability
+	}
+	if f.Changed("relay-service") {
+		r.RelayService = rf.relayService
+	}
+	if f.Changed("no-port-map") {
+		r.NoPortMap = rf.noPortMap
+	}
 }

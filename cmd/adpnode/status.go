@@ -41,13 +41,19 @@ func newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
 			if a := st.Agent; a != nil {
-				fmt.Fprintf(w, "mcp server\t%s %s over %s, %s, %d tools, %d restarts\n", a.Server, a.Protocol, a.Transport, a.State, a.Tools, a.Restarts)
+				fmt.Fprintf(w, "mcp server\t%s %s over %s, %s, %d tools, %d restarts\n", termtext.Escape(a.Server), termtext.Escape(a.Protocol), a.Transport, a.State, a.Tools, a.Restarts)
 				if a.LastError != "" {
-					fmt.Fprintf(w, "mcp last error\t%s\n", a.LastError)
+					fmt.Fprintf(w, "mcp last error\t%s\n", termtext.Escape(a.LastError))
 				}
+			}
+			if st.Reachability != "" {
+				fmt.Fprintf(w, "reachability\t%s\n", termtext.Escape(st.Reachability))
 			}
 			for _, a := range st.Addrs {
 				fmt.Fprintf(w, "listen\t%s\n", termtext.Escape(a))
+			}
+			for _, a := range st.RelayAddrs {
+				fmt.Fprintf(w, "relay\t%s\n", termtext.Escape(a))
 			}
 			return w.Flush()
 		},

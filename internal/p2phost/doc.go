@@ -2,9 +2,14 @@
 // node (package node), the in-process TCP networks of the tests
 // (internal/p2pnet) and, through the node, the testnets. Every host it
 // builds has an Ed25519 identity, TCP (and QUIC when asked), Noise, yamux,
-// no relay, no global metrics, a fixed-limit resource manager and a
-// connection manager; the options choose the listen addresses, the
-// limits and the connection manager's water marks.
+// no global metrics, a fixed-limit resource manager and a connection
+// manager; the options choose the listen addresses, the limits and the
+// connection manager's water marks. Without WithReachability a host has
+// no relay; with it, it gets go-libp2p's NAT machinery (AutoNAT v2,
+// circuit relay v2 and AutoRelay, DCUtR hole punching, port mapping; see
+// Reachability), and WithAddrFilter chooses the announced addresses.
+// TreatAsPublic is a process-wide switch for tests that simulate the
+// Internet with private address ranges.
 //
 // What differs between a deployed node and a test network is policy, not
 // construction: a node pins scaled limits raised for its invocation

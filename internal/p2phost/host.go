@@ -2,6 +2,7 @@ package p2phost
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -14,6 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	ma "github.com/multiformats/go-multiaddr"
 )
 
 // DefaultListen is where a host listens unless WithListen says otherwise:
@@ -28,6 +30,10 @@ type config struct {
 	low, high int
 	grace     time.Duration
 	extra     []libp2p.Option
+
+	reach      *Reachability
+	announce   []ma.Multiaddr
+	noAnnounce []ma.Multiaddr
 }
 
 // Option configures New.
@@ -64,6 +70,10 @@ func New(sk crypto.PrivKey, opts ...Option) (host.Host, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	af, err := cfg.addrsFactory()
+	if err != nil {
+		return nil, err
+	}
 	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(cfg.limits), rcmgr.WithMetricsDisabled())
 	if err != nil {
 		return nil, fmt.Errorf("p2phost: resource manager: %w", err)
@@ -83,8 +93,16 @@ func New(sk crypto.PrivKey, opts ...Option) (host.Host, error) {
 		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
 		libp2p.ResourceManager(rm),
 		libp2p.ConnectionManager(cm),
-		libp2p.DisableRelay(),
 		libp2p.DisableMetrics(),
+	}
+	var hp atomic.Pointer[host.Host]
+	if cfg.reach != nil {
+		lopts = append(lopts, reachOptions(cfg.reach, &hp)...)
+	} else {
+		lopts = append(lopts, libp2p.DisableRelay())
+	}
+	if af != nil {
+		lopts = append(lopts, libp2p.AddrsFactory(af))
 	}
 	if cfg.quic {
 		lopts = append(lopts, libp2p.Transport(quic.NewTransport))
@@ -95,5 +113,6 @@ func New(sk crypto.PrivKey, opts ...Option) (host.Host, error) {
 		rm.Close()
 		return nil, fmt.Errorf("p2phost: libp2p host: %w", err)
 	}
+	hp.Store(&h)
 	return h, nil
 }
