@@ -148,6 +148,9 @@ func New(cfg Config) (_ *Node, err error) {
 		sopts = append(sopts, store.WithSmallMemory())
 	}
 	if n.store, err = store.Open(filepath.Join(cfg.DataDir, storeDir), sopts...); err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return nil, fmt.Errorf("%w: another adpnode is running with data directory %s", ErrDataDirInUse, cfg.DataDir)
+		}
 		return nil, fmt.Errorf("node: open store: %w", err)
 	}
 	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))

@@ -91,6 +91,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	db, err := badger.Open(badgerOptions(dir, cfg))
 	if err != nil {
+		if !cfg.inMemory && dirLocked(dir) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	s := &Store{

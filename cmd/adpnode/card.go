@@ -202,7 +202,12 @@ func newCardValidateCmd() *cobra.Command {
 		Short: "Check a card against ADP section 3 and 7.6; exit 1 listing every problem",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := readCard(cmd, args)
+			data, name, err := readArg(cmd, args, adp.MaxCardSize)
+			if err != nil {
+				// Nothing was read, so there is no verdict to report.
+				return err
+			}
+			c, err := parseCard(data, name)
 			if err == nil {
 				err = c.Validate()
 			}

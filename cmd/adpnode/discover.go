@@ -49,7 +49,7 @@ func newDiscoverCmd() *cobra.Command {
 			if detail != "" {
 				req["detail"] = detail
 			}
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

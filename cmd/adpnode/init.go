@@ -61,7 +61,7 @@ template; its id, did, seq, timestamps and signature are replaced.`,
 func readCardFile(path string) (*adp.Card, error) {
 	var r io.Reader = os.Stdin
 	if path != "-" {
-		f, err := os.Open(path)
+		f, err := openFile(path)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a running node's agent, addresses, peers and cards",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

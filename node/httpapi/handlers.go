@@ -91,7 +91,7 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil || v < lo || v > hi {
-		return 0, badRequest("", "query parameter %s must be an integer from %d to %d", name, lo, hi)
+		return 0, badRequestf("", "query parameter %s must be an integer from %d to %d", name, lo, hi)
 	}
 	return v, nil
 }
@@ -101,7 +101,7 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string) {
 	id, err := url.PathUnescape(escaped)
 	if err != nil {
-		writeAPIError(w, badRequest("/id", "not a valid URL path segment: %v", err))
+		writeAPIError(w, badRequestf("/id", "not a valid URL path segment: %v", err))
 		return
 	}
 	if rest, ok := strings.CutPrefix(id, "agent:/"); ok && !strings.HasPrefix(rest, "/") {
@@ -172,13 +172,13 @@ func (a *api) invoke(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, badRequest("/method", "required"))
 		return
 	case !aitp.ValidMethod(in.Method):
-		writeAPIError(w, badRequest("/method", "must be 1 to %d octets of UTF-8 without spaces or control characters", aitp.MaxMethodLen))
+		writeAPIError(w, badRequestf("/method", "must be 1 to %d octets of UTF-8 without spaces or control characters", aitp.MaxMethodLen))
 		return
-	case in.TimeoutMS < 0 || in.TimeoutMS > int(10*time.Minute/time.Millisecond):
-		writeAPIError(w, badRequest("/timeout_ms", "must be 0 to 600000"))
+	case in.TimeoutMS < 0 || in.TimeoutMS > MaxInvokeTimeoutMS:
+		writeAPIError(w, badRequestf("/timeout_ms", "must be 0 to %d", MaxInvokeTimeoutMS))
 		return
 	}
-	timeout := apiCallTimeout
+	timeout := DefaultInvokeTimeout
 	if in.TimeoutMS > 0 {
 		timeout = time.Duration(in.TimeoutMS) * time.Millisecond
 	}
