@@ -37,7 +37,7 @@ const (
 // errNoNode means no node runs where the command looked: no api file, or
 // one left by a node that stopped without removing it. It maps to exit
 // status 3, like a node that does not answer.
-var errNoNode = errors.New("node is not running")
+var errNoNode = errors.New("no running node")
 
 // apiFlags locate a running node: --api-url, or the api file in --data-dir
 // (default $ADPNODE_DATA_DIR, then ~/.adpnode).

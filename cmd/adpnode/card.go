@@ -44,7 +44,7 @@ printed in canonical (JCS) form without members at their default value.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyPath == "" {
-				return errors.New("--key FILE is required")
+				return usagef("--key FILE is required")
 			}
 			sk, err := loadKey(keyPath)
 			if err != nil {

@@ -27,8 +27,9 @@ const exitHelp = `Exit status:
   3  no node answered: none running, a stale api file, or no answer within --timeout
 
 With --json, a failure prints {"error": {"code", "message", "exit"}} on
-standard output (where the result would have been) and nothing on
-standard error.`
+standard output, where the result would have been, and nothing on
+standard error; a command whose JSON answer is itself a verdict (card
+verify, card validate) prints that verdict instead.`
 
 // usageError is a command line the command cannot run.
 type usageError struct{ err error }
@@ -107,7 +108,9 @@ func reportError(err error, asJSON bool, stdout, stderr io.Writer) int {
 		return status
 	}
 	msg := err.Error()
-	if asJSON {
+	// A command that printed its JSON verdict (errReported) has given
+	// its answer on stdout; the message goes to stderr only.
+	if asJSON && !errors.Is(err, errReported) {
 		b, _ := json.Marshal(map[string]any{"error": map[string]any{
 			"code": errorCode(err, status), "message": msg, "exit": status,
 		}})

@@ -52,7 +52,7 @@ func newKeyNewCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return errors.New("--out FILE is required (a private key is never written to standard output)")
+				return usagef("--out FILE is required (a private key is never written to standard output)")
 			}
 			sk, _, err := crypto.GenerateEd25519Key(rand.Reader)
 			if err != nil {
@@ -228,9 +228,9 @@ func openFile(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file: %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	case errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("%s: permission denied: %w", path, fs.ErrPermission)
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrPermission)
 	case err != nil:
 		return nil, fmt.Errorf("cannot open %s: %w", path, err)
 	}
