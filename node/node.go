@@ -39,6 +39,7 @@ import (
 // loops and the API; Close stops everything in order and waits for every
 // goroutine the node started. A Node is safe for concurrent use.
 type Node struct {
+	limits  *limits
 	cfg     Config
 	log     *slog.Logger
 	sk      crypto.PrivKey
@@ -199,7 +200,11 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.dht.Close)
 
+	if n.limits, err = newLimits(n.metrics.reg); err != nil {
+		return nil, err
+	}
 	if n.gossip, err = gossip.New(n.host,
+		gossip.WithLimiter(n.limits.gossip),
 		gossip.WithChecker(n.intake.Checker()),
 		gossip.Held(n.intake.Held),
 		gossip.OnCard(n.onGossipCard),

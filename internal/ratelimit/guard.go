@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -64,15 +65,19 @@ type Config struct {
 	Peer    Rate // per peer identity
 	Network Rate // per source network (IPv4 /24, IPv6 /48)
 	MaxKeys int  // table size of each limiter (default DefaultMaxKeys)
+	// SkipLoopbackNetwork charges requests from a loopback address to
+	// their peer only: the nodes of a local testnet share 127.0.0.0/24.
+	SkipLoopbackNetwork bool
 }
 
 // Guard charges a request to its peer and to its source network; both
 // must admit it. Safe for concurrent use.
 type Guard struct {
-	name        string
-	peer, net   *Limiter
-	refusedPeer prometheus.Counter
-	refusedNet  prometheus.Counter
+	name         string
+	skipLoopback bool
+	peer, net    *Limiter
+	refusedPeer  prometheus.Counter
+	refusedNet   prometheus.Counter
 }
 
 // NewGuard returns a guard named name (one of the Guard constants)
@@ -83,7 +88,7 @@ func NewGuard(name string, cfg Config, m *Metrics, now func() time.Time) *Guard 
 	if now != nil {
 		opts = append(opts, WithClock(now))
 	}
-	g := &Guard{name: name, peer: New(cfg.Peer, opts...), net: New(cfg.Network, opts...)}
+	g := &Guard{name: name, skipLoopback: cfg.SkipLoopbackNetwork, peer: New(cfg.Peer, opts...), net: New(cfg.Network, opts...)}
 	if m != nil {
 		g.refusedPeer, g.refusedNet = m.Counter(name, ScopePeer), m.Counter(name, ScopeNetwork)
 	}
@@ -92,14 +97,15 @@ func NewGuard(name string, cfg Config, m *Metrics, now func() time.Time) *Guard 
 
 // Allow charges one request from peer (any stable key, such as a peer
 // ID) arriving from addr. A request whose address has no IP (a relayed
-// or in-memory connection) is charged to its peer only. When refused it
+// or in-memory connection), or a loopback one under SkipLoopbackNetwork,
+// is charged to its peer only. When refused it
 // returns the scope that refused and the time until it would pass.
 func (g *Guard) Allow(peer string, addr netip.Addr) (ok bool, retryAfter time.Duration, scope string) {
 	if ok, wait := g.peer.Allow(peer); !ok {
 		inc(g.refusedPeer)
 		return false, wait, ScopePeer
 	}
-	if !addr.IsValid() {
+	if !addr.IsValid() || g.skipLoopback && addr.IsLoopback() {
 		return true, 0, ""
 	}
 	if ok, wait := g.net.Allow(NetworkKey(addr)); !ok {
@@ -108,6 +114,12 @@ func (g *Guard) Allow(peer string, addr netip.Addr) (ok bool, retryAfter time.Du
 		return false, wait, ScopeNetwork
 	}
 	return true, 0, ""
+}
+
+// AllowPeer is Allow for a libp2p peer reached at addr (see AddrOf).
+func (g *Guard) AllowPeer(p peer.ID, addr ma.Multiaddr) (ok bool, retryAfter time.Duration) {
+	ok, retryAfter, _ = g.Allow(string(p), AddrOf(addr))
+	return ok, retryAfter
 }
 
 func inc(c prometheus.Counter) {
