@@ -196,10 +196,14 @@ func TestFloodIsBounded(t *testing.T) {
 	wg.Wait()
 	cancel()
 
-	// Phase 2: fresh identities, all from 127.0.201.1 (one address).
-	fresh := 40
-	ctx, cancel = context.WithTimeout(t.Context(), *floodDuration)
-	start := time.Now()
+	// Phase 2: fresh identities, all from 127.0.201.1 (one address),
+	// connected first so that the flood's time is spent flooding.
+	const fresh = 25
+	type sybil struct {
+		cl   *aitp.Client
+		card *adp.Card
+	}
+	var sybils []sybil
 	for i := range fresh {
 		h, sk := floodHost(t, "127.0.201.1")
 		if err := h.Connect(t.Context(), dirInfo); err != nil {
@@ -207,8 +211,12 @@ func TestFloodIsBounded(t *testing.T) {
 		}
 		cl := aitp.NewClient(h, hostile)
 		t.Cleanup(func() { cl.Close() })
-		card := methodsCard(t, sk, fmt.Sprintf("sybil-%d", i))
-		wg.Go(func() { flood(ctx, cl, dirHost.ID(), card, &advStats, &discStats) })
+		sybils = append(sybils, sybil{cl, methodsCard(t, sk, fmt.Sprintf("sybil-%d", i))})
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), *floodDuration)
+	start := time.Now()
+	for _, s := range sybils {
+		wg.Go(func() { flood(ctx, s.cl, dirHost.ID(), s.card, &advStats, &discStats) })
 	}
 	wg.Wait()
 	cancel()
