@@ -38,7 +38,7 @@ func newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "peer id\t%s\n", termtext.Escape(st.PeerID))
 			fmt.Fprintf(w, "directory\t%v\n", st.Directory)
 			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
-			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
+			fmt.Fprintf(w, "cards\t%d (%d bytes, %d per card)\n", st.Cards, st.CardBytes, st.CardBytesAvg)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
 			for _, a := range st.Addrs {
 				fmt.Fprintf(w, "listen\t%s\n", termtext.Escape(a))
