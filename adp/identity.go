@@ -62,11 +62,13 @@ func PeerIDFromAgentID(id string) (peer.ID, error) {
 		p, err = peer.Decode(rest)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: %q: %v", ErrBadID, truncate(id), err)
+		// The decoder's own words (CID and multibase internals) mean
+		// nothing to the user.
+		return "", fmt.Errorf("%w: %q is not an agent id (want %sk51... or %s12D3KooW...)", ErrBadID, truncate(id), AgentIDScheme, AgentIDScheme)
 	}
 	pub, err := p.ExtractPublicKey()
 	if err != nil {
-		return "", fmt.Errorf("%w: %q does not embed a public key: %v", ErrBadID, truncate(id), err)
+		return "", fmt.Errorf("%w: %q does not embed a public key", ErrBadID, truncate(id))
 	}
 	if pub.Type() != pb.KeyType_Ed25519 {
 		return "", fmt.Errorf("%w: %q names a %s key, want Ed25519", ErrBadID, truncate(id), pub.Type())

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors.
@@ -30,6 +31,22 @@ type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Path    string `json:"path,omitempty"`
+	// RetryAfter is, on a BUSY answer, the seconds after which the
+	// caller may try again (0: not said).
+	RetryAfter int `json:"retry_after,omitempty"`
+}
+
+// Busy returns a BUSY error with code (CodeBusy, or CodeRateLimited for
+// a caller over its rate) asking the caller to wait retryAfter (rounded
+// up to whole seconds, at least one) before trying again.
+func Busy(code string, retryAfter time.Duration, format string, args ...any) *Error {
+	secs := int((retryAfter + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	e := Errorf(StatusBusy, code, "", format, args...)
+	e.RetryAfter = secs
+	return e
 }
 
 // Errorf builds an *Error with a formatted message.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 )
 
 // serverConn is the server end of one stream and its association.
@@ -19,6 +20,7 @@ type serverConn struct {
 	srv    *Server
 	st     network.Stream
 	remote peer.ID
+	addr   ma.Multiaddr // the connection's remote address
 	w      *frameWriter
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -75,7 +77,7 @@ type serverReq struct {
 func newServerConn(s *Server, st network.Stream, remote peer.ID) *serverConn {
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &serverConn{
-		srv: s, st: st, remote: remote, w: newFrameWriter(st, true),
+		srv: s, st: st, remote: remote, addr: st.Conn().RemoteMultiaddr(), w: newFrameWriter(st, true),
 		ctx: ctx, cancel: cancel, reqs: make(map[uint32]*serverReq),
 	}
 	c.readOnFn = c.readOn

@@ -77,7 +77,7 @@ func (r *serverReq) disarmDeadline() {
 func (c *serverConn) serve(r *serverReq) {
 	ctx := r.ctx
 	dl, _ := ctx.Deadline()
-	r.req = Request{Remote: c.remote, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
+	r.req = Request{Remote: c.remote, RemoteAddr: c.addr, Method: r.method, Body: r.body, StreamReply: r.flags&FlagStreamReply != 0, Deadline: dl}
 	bp := replyPool.Get().(*[]byte)
 	r.w = respWriter{c: c, r: r, stream: r.req.StreamReply, max: c.srv.cfg.maxResponseBody, buf: (*bp)[:0]}
 	defer func() {

@@ -13,11 +13,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	ma "github.com/multiformats/go-multiaddr"
 )
 
 // Request is one call as a handler sees it. Body is owned by the handler.
 type Request struct {
 	Remote      peer.ID
+	RemoteAddr  ma.Multiaddr // the connection's remote address (for per-network limits)
 	Method      string
 	Body        []byte
 	StreamReply bool      // the caller accepts a streamed reply

@@ -10,6 +10,11 @@
 // The topic validator decides for every message before it is delivered or
 // relayed, in this order, cheapest first:
 //
+//  0. beyond the rate of the relaying peer or of its network (IPv4 /24,
+//     IPv6 /48), when a limiter is set ([WithLimiter]): Ignore (reason
+//     rate_limited). Ignore, not Reject: an honest relay forwarding a burst
+//     of other agents' cards must not lose its peer score; a relay that
+//     sends invalid cards is still Rejected by the steps below;
 //  1. larger than adp.MaxCardSize: Reject;
 //  2. not a card (adp.ParseCard fails): Reject;
 //  3. the card's id is not the message's publisher: Reject (only an agent

@@ -7,6 +7,7 @@ import (
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/adp"
@@ -27,6 +28,7 @@ type config struct {
 	thresholds *pubsub.PeerScoreThresholds
 	psOpts     []pubsub.Option
 	now        func() time.Time
+	limit      Limiter
 }
 
 func defaultConfig() config {
@@ -40,6 +42,22 @@ func defaultConfig() config {
 
 // Option configures New.
 type Option func(*config) error
+
+// Limiter admits or refuses one message relayed by p over a connection
+// from addr (internal/ratelimit's Guard is one).
+type Limiter interface {
+	AllowPeer(p peer.ID, addr ma.Multiaddr) (ok bool, retryAfter time.Duration)
+}
+
+// WithLimiter makes validation step 0 charge every message to the peer
+// that relayed it and to its network, and Ignore it beyond their rate
+// (default: no limit).
+func WithLimiter(l Limiter) Option {
+	return func(c *config) error {
+		c.limit = l
+		return nil
+	}
+}
 
 // Checker is the check every card entering a node passes, whatever its
 // path: size, shape, owner, validation rules and signature, with a memory

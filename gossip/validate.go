@@ -5,6 +5,7 @@ import (
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
 )
@@ -43,6 +44,13 @@ const reasonRefresh = "refresh"
 // Ignore (reasonRefresh for an accepted re-broadcast of the held card)
 // and the card.
 func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResult, string, *adp.Card) {
+	// 0. Rate: the relaying peer and its network have a budget of
+	// messages; beyond it Ignore, before any parsing.
+	if g.cfg.limit != nil && from != g.self {
+		if ok, _ := g.cfg.limit.AllowPeer(from, g.remoteAddr(from)); !ok {
+			return pubsub.ValidationIgnore, ReasonRateLimited, nil
+		}
+	}
 	// 1 to 4. Size, shape, owner (the card's id must name the publisher),
 	// validation rules and signature: the check every card entering the
 	// node passes, whatever its path (the Checker), skipped for bytes that
@@ -82,4 +90,12 @@ func rejectReason(err error) string {
 	default: // 2, and an id that names no peer.
 		return ReasonMalformed
 	}
+}
+
+// remoteAddr returns the address of a connection to p, nil when none.
+func (g *Gossip) remoteAddr(p peer.ID) ma.Multiaddr {
+	for _, c := range g.h.Network().ConnsToPeer(p) {
+		return c.RemoteMultiaddr()
+	}
+	return nil
 }

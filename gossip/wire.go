@@ -35,4 +35,7 @@ const (
 	ReasonInvalid   = "invalid"
 	ReasonNotNewer  = "not_newer"
 	ReasonReplayed  = "replayed"
+	// ReasonRateLimited: the relaying peer or its network sent more
+	// cards than the limiter (WithLimiter) admits.
+	ReasonRateLimited = "rate_limited"
 )

@@ -26,6 +26,8 @@ func (n *Node) registerMethods() {
 		service.WithCardSink(advertisedCards{n}),
 		service.WithDiscoverer(localDiscoverer{n}),
 		service.WithLogger(n.log),
+		service.WithAdvertiseLimit(n.limits.advertise),
+		service.WithDiscoverLimit(n.limits.discover),
 	).Register(n.server)
 	n.registerTools(n.Card())
 }

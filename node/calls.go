@@ -53,7 +53,7 @@ func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
 func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error) {
 	c, err := service.Describe(ctx, n.client, p)
 	if err != nil {
-		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(err))
+		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(p, err))
 	}
 	n.keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: c.ID, Owner: p})
 	return c, nil
@@ -82,7 +82,7 @@ func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (j
 	}
 	c, err := service.Describe(ctx, n.client, p, fields...)
 	if err != nil {
-		return nil, fmt.Errorf("node: describe %s: %w", id, wrapUnreachable(err))
+		return nil, fmt.Errorf("node: describe %s: %w", id, wrapUnreachable(p, err))
 	}
 	return c.Raw(), nil
 }
@@ -154,7 +154,7 @@ func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte
 		rs, err = n.client.Stream(ctx, p, method, body, opts...)
 	}
 	if err != nil {
-		return wrapUnreachable(err)
+		return wrapUnreachable(p, err)
 	}
 	defer rs.Close()
 	for {
@@ -270,7 +270,7 @@ func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
 
 func (n *Node) advertiseTo(ctx context.Context, p peer.ID) (bool, error) {
 	stored, err := service.Advertise(ctx, n.client, p, n.Card())
-	return stored, wrapUnreachable(err)
+	return stored, wrapUnreachable(p, err)
 }
 
 // Rate records this node's rating (1..5 stars) of agentID.
@@ -313,7 +313,7 @@ func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, 
 	if n.relookup(ctx, p, err) {
 		reply, err = n.client.Call(ctx, p, method, body, opts...)
 	}
-	return reply, wrapUnreachable(err)
+	return reply, wrapUnreachable(p, err)
 }
 
 // relookup reports whether err is a failed dial to p after which the DHT
@@ -367,13 +367,35 @@ func (n *Node) redial(p peer.ID, err error) bool {
 // wrapUnreachable marks an error that is neither a remote answer, nor a
 // malformed or unverifiable reply, nor the caller's own deadline as a
 // failure to reach the agent.
-func wrapUnreachable(err error) error {
+func wrapUnreachable(p peer.ID, err error) error {
 	var re *aitp.Error
 	if err == nil || errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || badReply(err) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	return &unreachableError{agent: adp.AgentID(p), err: err}
 }
+
+// unreachableError is a failure to reach an agent, said in the user's
+// words; the transport's error stays available to errors.Is and As.
+type unreachableError struct {
+	agent string
+	err   error
+}
+
+func (e *unreachableError) Error() string {
+	switch {
+	case errors.Is(e.err, swarm.ErrDialBackoff):
+		return "agent " + e.agent + " is not reachable (recent attempts to connect failed; the node waits before trying again)"
+	case errors.Is(e.err, swarm.ErrNoAddresses):
+		return "agent " + e.agent + " is not reachable (no address is known for it)"
+	case errors.Is(e.err, aitp.ErrCircuitOpen):
+		return "agent " + e.agent + " is not reachable (it failed repeatedly; calls resume after a cool-down)"
+	}
+	return "agent " + e.agent + " is not reachable (the connection failed or was lost)"
+}
+
+// Unwrap returns ErrUnreachable and the transport's error.
+func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
 
 // badReply reports an error about what a peer answered (package adp's
 // decoding and verification), as opposed to a failure to reach it.

@@ -18,6 +18,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp/tag"
+	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpagent"
 )
@@ -300,7 +301,8 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	dec.DisallowUnknownFields()
 	var fc fileConfig
 	if err := dec.Decode(&fc); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalidConfig, path, err)
+		at, msg := jsonerr.Describe(err)
+		return fmt.Errorf("%w: %s: at %q: %s", ErrInvalidConfig, path, at, msg)
 	}
 	if dec.More() {
 		return fmt.Errorf("%w: %s: trailing data after the JSON object", ErrInvalidConfig, path)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/jsonerr"
 )
 
 // Tools of the built-in demo agent (Config.DemoAgent).
@@ -107,7 +108,8 @@ func demoText(body []byte) (string, error) {
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
-		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "", "body must be a JSON object: %v", err)
+		path, msg := jsonerr.Describe(err)
+		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, path, "%s", msg)
 	}
 	if in.Text == nil {
 		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/text", "required")

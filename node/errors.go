@@ -15,6 +15,9 @@ var (
 	ErrNotInitialized = errors.New("node: data directory not initialized")
 	// ErrAlreadyInitialized means Init found an existing identity.
 	ErrAlreadyInitialized = errors.New("node: data directory already initialized")
+	// ErrDataDirInUse means another process (another adpnode) runs with
+	// the data directory.
+	ErrDataDirInUse = errors.New("node: data directory in use")
 	// ErrBadIdentity means identity.key is unreadable, not Ed25519 or too open.
 	ErrBadIdentity = errors.New("node: bad identity key")
 	// ErrClosed is returned by calls on a closed node (nodeapi.ErrClosed).

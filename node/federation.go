@@ -128,7 +128,7 @@ func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *a
 	q.Detail = adp.DetailFull
 	resp, err := service.Discover(ctx, n.client, p, &q)
 	if err != nil {
-		return nil, wrapUnreachable(err)
+		return nil, wrapUnreachable(p, err)
 	}
 	received := time.Now().UTC().Format(time.RFC3339Nano)
 	check := func(raw []byte) (*adp.Card, error) { return n.intake.Checker().Check(raw, "") }

@@ -76,7 +76,8 @@ func loadIdentity(dataDir string) (crypto.PrivKey, error) {
 	}
 	sk, err := crypto.UnmarshalPrivateKey(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadIdentity, path, err)
+		// The decoder speaks protobuf; the user needs the file's name.
+		return nil, fmt.Errorf("%w: %s is not an adpnode key (create one with adpnode init or adpnode key new)", ErrBadIdentity, path)
 	}
 	if sk.Type() != crypto.Ed25519 {
 		return nil, fmt.Errorf("%w: %s: key type %v, want Ed25519", ErrBadIdentity, path, sk.Type())

@@ -41,6 +41,7 @@ import (
 // loops and the API; Close stops everything in order and waits for every
 // goroutine the node started. A Node is safe for concurrent use.
 type Node struct {
+	limits  *limits
 	cfg     Config
 	log     *slog.Logger
 	sk      crypto.PrivKey
@@ -154,6 +155,9 @@ func New(cfg Config) (_ *Node, err error) {
 		sopts = append(sopts, store.WithSmallMemory())
 	}
 	if n.store, err = store.Open(filepath.Join(cfg.DataDir, storeDir), sopts...); err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return nil, fmt.Errorf("%w: another adpnode is running with data directory %s", ErrDataDirInUse, cfg.DataDir)
+		}
 		return nil, fmt.Errorf("node: open store: %w", err)
 	}
 	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))
@@ -210,7 +214,11 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.dht.Close)
 
+	if n.limits, err = newLimits(n.metrics.reg); err != nil {
+		return nil, err
+	}
 	if n.gossip, err = gossip.New(n.host,
+		gossip.WithLimiter(n.limits.gossip),
 		gossip.WithChecker(n.intake.Checker()),
 		gossip.Held(n.intake.Held),
 		gossip.OnCard(n.onGossipCard),

@@ -61,7 +61,7 @@ func (n *Node) probeAgent(ctx context.Context, agentID string) *adp.Probe {
 	}
 	rtt, err := n.client.Ping(ctx, p)
 	if err != nil {
-		pr.Error = wrapUnreachable(err).Error()
+		pr.Error = wrapUnreachable(p, err).Error()
 		return pr
 	}
 	pr.OK, pr.RTTMillis = true, float64(rtt.Microseconds())/1000

@@ -22,6 +22,10 @@ func (n *Node) Status() Status {
 	if c.Seq != nil {
 		st.Seq = *c.Seq
 	}
+	st.CardBytes = n.store.CardBytes()
+	if held := n.store.Count(); held > 0 {
+		st.CardBytesAvg = st.CardBytes / int64(held)
+	}
 	for _, a := range n.Addrs() {
 		st.Addrs = append(st.Addrs, a.String())
 	}

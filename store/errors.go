@@ -13,6 +13,8 @@ var (
 	// ErrRevoked accompanies ErrNotFound when the agent's latest card is a
 	// revocation (ADP 6.4) held as a tombstone.
 	ErrRevoked = errors.New("store: card revoked")
+	// ErrLocked: another process has the store's directory open.
+	ErrLocked = errors.New("store: directory in use by another process")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store: closed")
 	// ErrCorrupt: a value on disk could not be decoded. The value is skipped

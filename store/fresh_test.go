@@ -81,6 +81,9 @@ func TestFreshnessAndSweep(t *testing.T) {
 	if s.Count() != 1 {
 		t.Fatalf("Count = %d, want 1", s.Count())
 	}
+	if got, want := s.CardBytes(), int64(len(long.Raw())); got != want {
+		t.Fatalf("CardBytes = %d, want %d (the one held card's encoding)", got, want)
+	}
 	// A swept agent may come back with any card.
 	if !put(t, s, short, store.SourceGossip) {
 		t.Fatal("card not stored after its record was swept")
@@ -150,6 +153,9 @@ func TestBackgroundSweeper(t *testing.T) {
 	put(t, s, makeCard(t, newKey(t), cardSpec{seq: 1, ttl: 10}), store.SourceGossip)
 	clk.Advance(11 * time.Second)
 	polltest.For(t, 10*time.Second, "the sweeper to remove the expired card", func() bool { return s.Count() == 0 })
+	if b := s.CardBytes(); b != 0 {
+		t.Fatalf("CardBytes = %d with no card held", b)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

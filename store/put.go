@@ -80,6 +80,7 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	}
 	s.cfg.metrics.CardPut(src, res.outcome)
 	s.count.Add(res.delta)
+	s.bytes.Add(res.bytes)
 	if res.delta != 0 {
 		s.cfg.metrics.Cards(s.Count())
 	}
@@ -119,6 +120,7 @@ func KnownHeld(c *adp.Card) PutOption {
 type putResult struct {
 	outcome Outcome
 	delta   int64   // change in the live card count
+	bytes   int64   // change in the live cards' encoded size
 	change  *Change // for subscribers, nil when the live set did not change
 }
 
@@ -169,7 +171,7 @@ func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h he
 		}
 		res := putResult{outcome: OutcomeRevoked}
 		if live != nil {
-			res.delta = -1
+			res.delta, res.bytes = -1, -int64(len(live.raw))
 			res.change = &Change{Kind: Removed, AgentID: id, Record: rec, Reason: ReasonRevoked}
 		}
 		return res, nil
@@ -183,8 +185,11 @@ func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h he
 		return putResult{}, err
 	}
 	res := putResult{outcome: OutcomeStored, change: &Change{Kind: Upserted, AgentID: id, Record: rec}}
+	res.bytes = int64(len(raw))
 	if live == nil {
 		res.delta = 1
+	} else {
+		res.bytes -= int64(len(live.raw))
 	}
 	return res, nil
 }

@@ -50,6 +50,7 @@ type Store struct {
 	closed bool
 
 	count  atomic.Int64 // live, decodable cards
+	bytes  atomic.Int64 // their encoded size (the signed JSON)
 	syncer *syncer      // group commit of acknowledged writes
 
 	subsMu sync.Mutex
@@ -91,6 +92,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	db, err := badger.Open(badgerOptions(dir, cfg))
 	if err != nil {
+		if !cfg.inMemory && dirLocked(dir) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+		}
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	s := &Store{
@@ -146,7 +150,7 @@ func badgerOptions(dir string, cfg config) badger.Options {
 
 // load counts live cards, reports corrupt ones and loads interaction counters.
 func (s *Store) load() error {
-	var live int64
+	var live, size int64
 	err := s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixCard), PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
@@ -159,6 +163,9 @@ func (s *Store) load() error {
 			if _, err := s.decodeCard(item.KeyCopy(nil), v); err != nil {
 				continue // reported
 			}
+			if _, raw, err := decodeRecord(v); err == nil {
+				size += int64(len(raw))
+			}
 			live++
 		}
 		return nil
@@ -167,6 +174,7 @@ func (s *Store) load() error {
 		return fmt.Errorf("store: scan cards: %w", err)
 	}
 	s.count.Store(live)
+	s.bytes.Store(size)
 	err = s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixInteract)})
 		defer it.Close()
@@ -299,3 +307,8 @@ func (s *Store) Corrupt() []error {
 // Count returns the number of live cards (tombstones and corrupt values
 // excluded; stale cards included until the sweeper removes them).
 func (s *Store) Count() int { return int(s.count.Load()) }
+
+// CardBytes returns the encoded size of the live cards (their signed
+// JSON), the memory and disk a peer's cards make the node hold before
+// indexing and storage overhead.
+func (s *Store) CardBytes() int64 { return s.bytes.Load() }

@@ -110,7 +110,10 @@ func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
 	id := string(key[len(prefixCard):])
 	unlock := s.lock(id)
 	defer unlock()
-	var rec *Record
+	var (
+		rec  *Record
+		size int64
+	)
 	removed := false
 	err := s.update(func(txn *badger.Txn) error {
 		rec, removed = nil, false
@@ -125,10 +128,11 @@ func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
 		if err != nil {
 			return err
 		}
-		h, _, err := decodeRecord(v)
+		h, raw, err := decodeRecord(v)
 		if err != nil || !expiredBy(h, cutoff) {
 			return nil
 		}
+		size = int64(len(raw))
 		if string(key[:len(prefixCard)]) == prefixCard {
 			// The removed record goes to subscribers; a card that no
 			// longer parses is still removed, with the header only.
@@ -149,6 +153,7 @@ func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
 	}
 	if rec.Card != nil {
 		s.count.Add(-1)
+		s.bytes.Add(-size)
 	}
 	s.cfg.metrics.CardRemoved(ReasonExpired)
 	s.cfg.metrics.Cards(s.Count())

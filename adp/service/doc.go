@@ -13,7 +13,10 @@
 // NOT_FOUND. Requests are decoded strictly with the parsers of package
 // adp; a malformed request or card is INVALID_REQUEST with the JSON
 // Pointer of its first problem, a card whose id names someone other than
-// the caller is UNAUTHORIZED. The composition root (package node) plugs
+// the caller is UNAUTHORIZED. With a Limiter (WithAdvertiseLimit,
+// WithDiscoverLimit), a call beyond the caller's rate (per peer and per
+// source network) is answered BUSY with retry_after, in seconds, before its
+// body is read. The composition root (package node) plugs
 // its store and index into the interfaces.
 //
 // # Calling

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
@@ -48,6 +50,12 @@ type Discoverer interface {
 	Discover(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error)
 }
 
+// Limiter admits or refuses one call from p over a connection from addr
+// (internal/ratelimit's Guard is one).
+type Limiter interface {
+	AllowPeer(p peer.ID, addr ma.Multiaddr) (ok bool, retryAfter time.Duration)
+}
+
 // CardSourceFunc adapts a function to CardSource.
 type CardSourceFunc func() *adp.Card
 
@@ -68,6 +76,8 @@ type config struct {
 	sink  CardSink
 	disc  Discoverer
 	log   *slog.Logger
+
+	advertiseLimit, discoverLimit Limiter
 }
 
 // Option configures a Service.
@@ -83,6 +93,26 @@ func WithChecker(k *adp.Checker) Option { return func(c *config) { c.check = k }
 
 // WithDiscoverer enables adp.discover, answered by d.
 func WithDiscoverer(d Discoverer) Option { return func(c *config) { c.disc = d } }
+
+// WithAdvertiseLimit answers an adp.advertise that l refuses with BUSY
+// and its retry_after, before the card is read (default: no limit).
+func WithAdvertiseLimit(l Limiter) Option { return func(c *config) { c.advertiseLimit = l } }
+
+// WithDiscoverLimit answers an adp.discover that l refuses with BUSY and
+// its retry_after, before the request is read (default: no limit).
+func WithDiscoverLimit(l Limiter) Option { return func(c *config) { c.discoverLimit = l } }
+
+// admit asks l, when set, to admit r; a refusal is BUSY with the time
+// after which the caller may try again.
+func admit(l Limiter, r *aitp.Request) *aitp.Error {
+	if l == nil {
+		return nil
+	}
+	if ok, wait := l.AllowPeer(r.Remote, r.RemoteAddr); !ok {
+		return aitp.Busy(aitp.CodeRateLimited, wait, "too many %s calls from this peer or its network; retry later", r.Method)
+	}
+	return nil
+}
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option {
@@ -240,6 +270,9 @@ func (sv *Service) ServeAdvertise(ctx context.Context, w aitp.ResponseWriter, r 
 	if sv.cfg.sink == nil {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "advertise is not served here")
 	}
+	if busy := admit(sv.cfg.advertiseLimit, r); busy != nil {
+		return busy
+	}
 	c, err := sv.cfg.check.Check(r.Body, r.Remote)
 	if adp.StepOf(err) == adp.StepOwner {
 		sv.cfg.log.Debug("adp/service: advertise for another agent", "peer", r.Remote, "err", err)
@@ -277,6 +310,9 @@ func truncateID(s string) string {
 func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
 	if sv.cfg.disc == nil {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "discover is not served here")
+	}
+	if busy := admit(sv.cfg.discoverLimit, r); busy != nil {
+		return busy
 	}
 	req, err := adp.ParseDiscoverRequest(r.Body)
 	if err != nil {

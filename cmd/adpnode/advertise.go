@@ -15,7 +15,7 @@ func newAdvertiseCmd() *cobra.Command {
 		Short: "Send the node's card to another agent (adp.advertise)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

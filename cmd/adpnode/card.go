@@ -44,7 +44,7 @@ printed in canonical (JCS) form without members at their default value.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyPath == "" {
-				return errors.New("--key FILE is required")
+				return usagef("--key FILE is required")
 			}
 			sk, err := loadKey(keyPath)
 			if err != nil {
@@ -202,7 +202,12 @@ func newCardValidateCmd() *cobra.Command {
 		Short: "Check a card against ADP section 3 and 7.6; exit 1 listing every problem",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := readCard(cmd, args)
+			data, name, err := readArg(cmd, args, adp.MaxCardSize)
+			if err != nil {
+				// Nothing was read, so there is no verdict to report.
+				return err
+			}
+			c, err := parseCard(data, name)
 			if err == nil {
 				err = c.Validate()
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/internal/termtext"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
@@ -22,7 +23,7 @@ func newCardAPICmds() []*cobra.Command {
 		Short: "Show the running node's own signed card",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := showFlags.client()
+			c, err := showFlags.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -47,7 +48,7 @@ func newCardAPICmds() []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := setFlags.client()
+			c, err := setFlags.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,7 @@ func newCardListCmd() *cobra.Command {
 		Short: "List the cards a running node holds, with their source and freshness",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -113,7 +114,8 @@ func newCardListCmd() *cobra.Command {
 // decodeInto decodes an API reply.
 func decodeInto(raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("decoding API reply: %w", err)
+		at, msg := jsonerr.Describe(err)
+		return fmt.Errorf("the node's answer is not what this adpnode expects (at %q: %s); are the node and this command the same version?", at, msg)
 	}
 	return nil
 }

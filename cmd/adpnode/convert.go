@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/adpnode/adpnode/adp"
@@ -76,7 +75,7 @@ JSON Pointer of each offending value; the exit status is 1.`,
 
 func runConvert(cmd *cobra.Command, args []string, from, to string) ([]byte, error) {
 	if from == "" || to == "" {
-		return nil, errors.New("--from and --to are required")
+		return nil, usagef("--from and --to are required")
 	}
 	f, err := bridge.ParseFormat(from)
 	if err != nil {

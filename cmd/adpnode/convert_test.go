@@ -99,7 +99,7 @@ func TestCardConvertErrors(t *testing.T) {
 	}{
 		{"missing flags", "{}", []string{"--from", "a2a"}, "--from and --to are required"},
 		{"unknown format", "{}", []string{"--from", "yaml", "--to", "adp"}, "--from: bridge: unknown format"},
-		{"no such file", "", []string{"--from", "a2a", "--to", "adp", "/nonexistent/doc.json"}, "no such file"},
+		{"no such file", "", []string{"--from", "a2a", "--to", "adp", "/nonexistent/doc.json"}, "file does not exist"},
 		{"invalid document", `{"name": 1, "skills": [{"tags": []}]}`, []string{"--from", "a2a", "--to", "adp"}, "/skills/0/id: is required"},
 		{"AgentCard rule", strings.Replace(bridgeTestdata(t, "agentcard.json"), `"1.2.0"`, `"1.2"`, 1), []string{"--from", "agentcard", "--to", "a2a"}, "/version: must be a Semantic Versioning"},
 		{"not JSON", "name: x", []string{"--from", "profile", "--to", "adp"}, "malformed"},

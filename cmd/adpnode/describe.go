@@ -16,7 +16,7 @@ func newDescribeCmd() *cobra.Command {
 		Short: "Ask an agent for its card (adp.describe) and print it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

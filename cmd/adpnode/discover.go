@@ -52,7 +52,7 @@ func newDiscoverCmd() *cobra.Command {
 				req["detail"] = detail
 			}
 			filters.apply(cmd, req)
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

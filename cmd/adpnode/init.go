@@ -99,7 +99,7 @@ func describeMCP(ctx context.Context, command, url string) (*adp.Card, error) {
 func readCardFile(path string) (*adp.Card, error) {
 	var r io.Reader = os.Stdin
 	if path != "-" {
-		f, err := os.Open(path)
+		f, err := openFile(path)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,9 +36,12 @@ func newInvokeCmd() *cobra.Command {
 				}
 			}
 			if !json.Valid(body) {
-				return fmt.Errorf("JSON argument is not valid JSON")
+				return usagef("the JSON argument is not valid JSON")
 			}
-			c, err := af.client()
+			if timeoutMS < 0 || timeoutMS > httpapi.MaxInvokeTimeoutMS {
+				return usagef("--timeout-ms must be 0 to %d (10 minutes), not %d", httpapi.MaxInvokeTimeoutMS, timeoutMS)
+			}
+			c, err := af.clientWithin(cmd, invokeTimeout(cmd, timeoutMS))
 			if err != nil {
 				return err
 			}
@@ -65,8 +69,23 @@ func newInvokeCmd() *cobra.Command {
 	}
 	af.register(cmd)
 	cmd.Flags().BoolVar(&stream, "stream", false, "accept a streamed reply and print each chunk as it arrives")
-	cmd.Flags().IntVar(&timeoutMS, "timeout-ms", 0, "call deadline in milliseconds (default 30000)")
+	cmd.Flags().IntVar(&timeoutMS, "timeout-ms", 0, "call deadline in milliseconds, at most 600000 (default 30000); the command waits this long plus 5s, or --timeout if longer")
 	return cmd
+}
+
+// invokeTimeout is how long invoke waits for the node: the call's own
+// deadline (timeoutMS, or the node's default) plus replyMargin, or
+// --timeout when that is longer or 0 (no limit).
+func invokeTimeout(cmd *cobra.Command, timeoutMS int) time.Duration {
+	overall := commandTimeout(cmd)
+	call := httpapi.DefaultInvokeTimeout
+	if timeoutMS > 0 {
+		call = time.Duration(timeoutMS) * time.Millisecond
+	}
+	if overall == 0 || overall >= call+replyMargin {
+		return overall
+	}
+	return call + replyMargin
 }
 
 // invokeStream posts an invoke with stream true and copies each NDJSON line to

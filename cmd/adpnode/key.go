@@ -52,7 +52,7 @@ func newKeyNewCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return errors.New("--out FILE is required (a private key is never written to standard output)")
+				return usagef("--out FILE is required (a private key is never written to standard output)")
 			}
 			sk, _, err := crypto.GenerateEd25519Key(rand.Reader)
 			if err != nil {
@@ -133,7 +133,7 @@ func writeKeyFile(path string, sk crypto.PrivKey, force bool) error {
 
 // loadKey reads an Ed25519 key file.
 func loadKey(path string) (crypto.PrivKey, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,8 @@ func loadKey(path string) (crypto.PrivKey, error) {
 func parseKey(raw []byte) (crypto.PrivKey, error) {
 	sk, err := crypto.UnmarshalPrivateKey(raw)
 	if err != nil {
-		return nil, fmt.Errorf("not a libp2p private key: %w", err)
+		// The decoder speaks protobuf; say what the file is not.
+		return nil, errors.New("not an adpnode key (create one with adpnode key new)")
 	}
 	if sk.Type() != pb.KeyType_Ed25519 {
 		return nil, fmt.Errorf("%s key: %w", sk.Type(), adp.ErrKeyType)
@@ -204,7 +205,7 @@ func readArg(cmd *cobra.Command, args []string, limit int) ([]byte, string, erro
 	if len(args) == 0 || args[0] == "-" {
 		r = cmd.InOrStdin()
 	} else {
-		f, err := os.Open(args[0])
+		f, err := openFile(args[0])
 		if err != nil {
 			return nil, "", err
 		}
@@ -219,4 +220,19 @@ func readArg(cmd *cobra.Command, args []string, limit int) ([]byte, string, erro
 		return nil, "", fmt.Errorf("%s: larger than %d octets", name, limit)
 	}
 	return data, name, nil
+}
+
+// openFile opens path for reading; its error names the file and the
+// reason in plain words.
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrPermission)
+	case err != nil:
+		return nil, fmt.Errorf("cannot open %s: %w", path, err)
+	}
+	return f, nil
 }

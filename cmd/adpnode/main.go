@@ -2,16 +2,27 @@
 package main
 
 import (
-	"fmt"
+	"io"
 	"os"
-
-	"github.com/adpnode/adpnode/internal/termtext"
 )
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
-		// An error may quote a peer's or an agent's text.
-		fmt.Fprintln(os.Stderr, "adpnode:", termtext.EscapeLines(err.Error()))
-		os.Exit(1)
+	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// execute runs the command line args and returns the exit status (see
+// exitHelp).
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	markRunErrors(root)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
+	asJSON := false
+	if cmd != nil {
+		asJSON, _ = cmd.Flags().GetBool("json")
 	}
+	return reportError(err, asJSON, stdout, stderr)
 }

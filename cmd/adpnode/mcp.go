@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpserver"
 )
 
@@ -28,7 +30,9 @@ The running node also serves the same tools over Streamable HTTP at /mcp of
 its local API.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			// A tool call may wait on an invoke for its longest timeout_ms;
+			// the root --timeout is for one-shot commands.
+			c, err := af.clientWithin(cmd, time.Duration(httpapi.MaxInvokeTimeoutMS)*time.Millisecond+replyMargin)
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ func newPeersCmd() *cobra.Command {
 		Short: "List a running node's connected peers",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

@@ -20,7 +20,7 @@ func newRateCmd() *cobra.Command {
 			if err != nil || stars < 1 || stars > 5 {
 				return fmt.Errorf("STARS must be a whole number from 1 to 5, got %q", args[1])
 			}
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show a running node's agent, addresses, peers and cards",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -38,7 +38,7 @@ func newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "peer id\t%s\n", termtext.Escape(st.PeerID))
 			fmt.Fprintf(w, "directory\t%v\n", st.Directory)
 			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
-			fmt.Fprintf(w, "cards\t%d\n", st.Cards)
+			fmt.Fprintf(w, "cards\t%d (%d bytes, %d per card)\n", st.Cards, st.CardBytes, st.CardBytesAvg)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
 			if a := st.Agent; a != nil {
 				fmt.Fprintf(w, "mcp server\t%s %s over %s, %s, %d tools, %d restarts\n", termtext.Escape(a.Server), termtext.Escape(a.Protocol), a.Transport, a.State, a.Tools, a.Restarts)

@@ -31,7 +31,7 @@ and invocation pages its API serves at /) and, when a display is
 available, open it in the desktop's browser with xdg-open.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := af.client()
+			c, err := af.client(cmd)
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/webui"
 )
 
@@ -29,6 +30,12 @@ const (
 	apiMaxHeaderBytes    = 64 << 10
 	// apiCallTimeout bounds a request that reaches the network.
 	apiCallTimeout = 30 * time.Second
+	// DefaultInvokeTimeout is an invoke's deadline when it names none.
+	DefaultInvokeTimeout = apiCallTimeout
+	// MaxInvokeTimeoutMS is the largest timeout_ms an invoke accepts
+	// (10 minutes). The called agent's own handler deadline may end the
+	// call sooner.
+	MaxInvokeTimeoutMS = 600000
 )
 
 // NDJSON is the content type of a streamed answer, one JSON value a line.
@@ -227,34 +234,19 @@ func bodyError(err error) error {
 	if errors.As(err, &mbe) {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: codeInvalidRequest, Message: fmt.Sprintf("body larger than %d bytes", MaxAPIBody)}
 	}
-	return badRequest("", "reading body: %v", err)
+	return badRequestf("", "reading body: %v", err)
 }
 
 func decodeJSONBytes(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return badRequest(jsonPointer(te.Field), "want %s, got %s", te.Type, te.Value)
-		}
-		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return badRequest("/"+strings.Trim(f, `"`), "unknown field")
-		}
-		return badRequest("", "body is not a JSON object: %v", err)
+		return badRequest(jsonerr.Describe(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("", "trailing data after the JSON object")
 	}
 	return nil
-}
-
-// jsonPointer turns encoding/json's dotted field path into a JSON Pointer.
-func jsonPointer(field string) string {
-	if field == "" {
-		return ""
-	}
-	return "/" + strings.ReplaceAll(field, ".", "/")
 }
 
 // callContext bounds a request that reaches the network.

@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/nodeapi"
 )
 
@@ -52,6 +56,53 @@ func ReadAPIFile(dataDir string) (string, error) {
 		return "", err
 	}
 	return strings.TrimRight(strings.TrimSpace(string(b)), "/"), nil
+}
+
+// NoAnswerError is a request the API did not answer: nothing listens at
+// Base (Refused), the answer did not come within the deadline (TimedOut:
+// a stopped or overloaded node, or an address that accepts and never
+// answers), or the connection failed otherwise. It matches ErrNoAnswer.
+type NoAnswerError struct {
+	Base     string
+	Refused  bool
+	TimedOut bool
+	Within   time.Duration // the deadline, when known
+	Err      error
+}
+
+func (e *NoAnswerError) Error() string {
+	switch {
+	case e.Refused:
+		return fmt.Sprintf("no node answers at %s (connection refused)", e.Base)
+	case e.TimedOut && e.Within > 0:
+		return fmt.Sprintf("the node at %s did not answer within %s (is it stopped, overloaded, or not an adpnode API?)", e.Base, e.Within)
+	case e.TimedOut:
+		return fmt.Sprintf("the node at %s did not answer in time (is it stopped, overloaded, or not an adpnode API?)", e.Base)
+	}
+	var ue *url.Error
+	if errors.As(e.Err, &ue) {
+		return fmt.Sprintf("cannot reach the node at %s: %v", e.Base, ue.Err)
+	}
+	return fmt.Sprintf("cannot reach the node at %s: %v", e.Base, e.Err)
+}
+
+// Unwrap returns ErrNoAnswer and the transport's error.
+func (e *NoAnswerError) Unwrap() []error { return []error{ErrNoAnswer, e.Err} }
+
+// noAnswer classifies a transport failure.
+func (c *Client) noAnswer(ctx context.Context, err error) error {
+	e := &NoAnswerError{Base: c.base, Err: err, Within: c.hc.Timeout}
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		e.Refused = true
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		e.TimedOut = true
+		if dl, ok := ctx.Deadline(); ok && (e.Within == 0 || time.Until(dl) < e.Within) {
+			e.Within = 0
+		}
+	}
+	return e
 }
 
 // Client is a typed client of a node's HTTP API. Answers other than 2xx
@@ -108,7 +159,7 @@ func (c *Client) send(ctx context.Context, method, path string, in any) (*http.R
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoAnswer, err)
+		return nil, c.noAnswer(ctx, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
@@ -132,7 +183,7 @@ func (c *Client) Do(ctx context.Context, method, path string, in any) ([]byte, e
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxReply+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading API reply: %w", ErrNoAnswer, err)
+		return nil, c.noAnswer(ctx, err)
 	}
 	if len(raw) > MaxReply {
 		return nil, fmt.Errorf("%s %s: answer larger than %d bytes", method, path, MaxReply)
@@ -147,7 +198,8 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 		return err
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("decoding API reply: %w", err)
+		at, msg := jsonerr.Describe(err)
+		return fmt.Errorf("%s %s: the node's answer is not what this client expects (at %q: %s)", method, path, at, msg)
 	}
 	return nil
 }

@@ -63,8 +63,12 @@ func (e *Error) Error() string {
 	return s
 }
 
-func badRequest(path, format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Path: path, Message: fmt.Sprintf(format, args...)}
+func badRequest(path, msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Path: path, Message: msg}
+}
+
+func badRequestf(path, format string, args ...any) *Error {
+	return badRequest(path, fmt.Sprintf(format, args...))
 }
 
 // ErrorOf maps an error from the service to the error model and an HTTP

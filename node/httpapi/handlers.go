@@ -89,7 +89,7 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil || v < lo || v > hi {
-		return 0, badRequest("", "query parameter %s must be an integer from %d to %d", name, lo, hi)
+		return 0, badRequestf("", "query parameter %s must be an integer from %d to %d", name, lo, hi)
 	}
 	return v, nil
 }
@@ -99,7 +99,7 @@ func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string) {
 	id, err := url.PathUnescape(escaped)
 	if err != nil {
-		writeAPIError(w, badRequest("/id", "not a valid URL path segment: %v", err))
+		writeAPIError(w, badRequestf("/id", "not a valid URL path segment: %v", err))
 		return
 	}
 	if rest, ok := strings.CutPrefix(id, "agent:/"); ok && !strings.HasPrefix(rest, "/") {
@@ -129,7 +129,7 @@ func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string
 func (a *api) cardInFormat(w http.ResponseWriter, c *adp.Card, format string) {
 	f, err := bridge.ParseFormat(format)
 	if err != nil {
-		writeAPIError(w, badRequest("", "query parameter format: %v", err))
+		writeAPIError(w, badRequestf("", "query parameter format: %v", err))
 		return
 	}
 	b, err := bridge.Encode(f, c)

@@ -129,11 +129,11 @@ func checkInvoke(in *InvokeRequest) (time.Duration, []byte, error) {
 	case in.Method == "":
 		return 0, nil, badRequest("/method", "required")
 	case !aitp.ValidMethod(in.Method):
-		return 0, nil, badRequest("/method", "must be 1 to %d octets of UTF-8 without spaces or control characters", aitp.MaxMethodLen)
-	case in.TimeoutMS < 0 || in.TimeoutMS > int(maxInvokeTimeout/time.Millisecond):
-		return 0, nil, badRequest("/timeout_ms", "must be 0 to %d", maxInvokeTimeout/time.Millisecond)
+		return 0, nil, badRequestf("/method", "must be 1 to %d octets of UTF-8 without spaces or control characters", aitp.MaxMethodLen)
+	case in.TimeoutMS < 0 || in.TimeoutMS > MaxInvokeTimeoutMS:
+		return 0, nil, badRequestf("/timeout_ms", "must be 0 to %d", MaxInvokeTimeoutMS)
 	}
-	timeout := apiCallTimeout
+	timeout := DefaultInvokeTimeout
 	if in.TimeoutMS > 0 {
 		timeout = time.Duration(in.TimeoutMS) * time.Millisecond
 	}
@@ -143,9 +143,6 @@ func checkInvoke(in *InvokeRequest) (time.Duration, []byte, error) {
 	}
 	return timeout, body, nil
 }
-
-// maxInvokeTimeout bounds an invoke request's timeout_ms.
-const maxInvokeTimeout = 10 * time.Minute
 
 func invokeResponse(in *InvokeRequest, res *nodeapi.InvokeResult) *InvokeResponse {
 	return &InvokeResponse{Agent: in.Agent, Method: in.Method, Body: res.Body, LatencyMS: float64(res.Latency.Microseconds()) / 1000}

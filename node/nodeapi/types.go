@@ -7,15 +7,19 @@ import (
 
 // Status is the node's summary (GET /v1/status).
 type Status struct {
-	AgentID   string   `json:"agent_id"`
-	PeerID    string   `json:"peer_id"`
-	Name      string   `json:"name"`
-	Addrs     []string `json:"addrs"` // full multiaddrs ending in /p2p/<peer id>
-	Peers     int      `json:"peers"`
-	Cards     int      `json:"cards"`
-	Directory bool     `json:"directory"`
-	APIURL    string   `json:"api_url,omitempty"`
-	Seq       uint64   `json:"seq"`
+	AgentID string   `json:"agent_id"`
+	PeerID  string   `json:"peer_id"`
+	Name    string   `json:"name"`
+	Addrs   []string `json:"addrs"` // full multiaddrs ending in /p2p/<peer id>
+	Peers   int      `json:"peers"`
+	Cards   int      `json:"cards"`
+	// CardBytes is the encoded size of the held cards (their signed
+	// JSON); CardBytesAvg the mean per card (0 with none).
+	CardBytes    int64  `json:"card_bytes"`
+	CardBytesAvg int64  `json:"card_bytes_avg"`
+	Directory    bool   `json:"directory"`
+	APIURL       string `json:"api_url,omitempty"`
+	Seq          uint64 `json:"seq"`
 	// Reachability is what the node knows of its reachability from the
 	// Internet: ReachPublic, ReachPrivate or ReachUnknown.
 	Reachability string `json:"reachability"`
