@@ -19,8 +19,8 @@ import (
 	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/scoring"
-	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/eval"
+	"github.com/adpnode/adpnode/scoring/index"
 	"github.com/adpnode/adpnode/scoring/synthetic"
 )
 
@@ -77,7 +77,7 @@ tag-only, text-only and mixed queries, beside a naive scan over the same corpus.
 	f.StringVar(&o.run, "run", "", "write a TREC run file here")
 	f.StringVar(&o.qrels, "qrels", "", "relevance judgements: query_id<TAB>agent_id<TAB>relevance")
 	f.IntVar(&o.depth, "depth", 100, "rank at least this many results per query (raises the request's limit)")
-	f.BoolVar(&o.baseline, "baseline", false, "plain BM25 baseline: equal field weights, no stemming, text factor only")
+	f.BoolVar(&o.baseline, "baseline", false, "also rank with the plain BM25 baseline (one bag of all card text, stemmed, stopwords removed) and print both")
 	f.Float64Var(&o.floor, "relevance-floor", -1, "relevance floor (share of the best relevance a result needs; -1: the default)")
 	f.StringVar(&o.tag, "tag", "adpnode", "run tag written in the run file")
 	f.IntVar(&o.synthetic, "synthetic", 0, "generate a corpus of N agents and measure the index")
@@ -95,22 +95,72 @@ type benchQuery struct {
 	Request json.RawMessage `json:"request"`
 }
 
-// rankerOptions returns the scoring options of a run: the defaults, or
-// the plain BM25 baseline (equal field weights, no stemming, no relevance
-// floor, the semantic factor alone).
+// rankerOptions returns the scoring options of the full ranker: the
+// defaults, with the relevance floor of --relevance-floor.
 func rankerOptions(o benchDiscoverOpts) []scoring.Option {
 	opts := []scoring.Option{scoring.WithTags(tag.Default())}
-	if o.baseline {
-		opts = append(opts,
-			scoring.WithWeights(scoring.Weights{Semantic: 1}),
-			scoring.WithFieldWeights(scoring.FieldWeights{Name: 1, Skills: 1, Description: 1, Tools: 1, Schema: 1}),
-			scoring.WithStemming(false),
-			scoring.WithRelevanceFloor(0))
-	}
 	if o.floor >= 0 {
 		opts = append(opts, scoring.WithRelevanceFloor(o.floor))
 	}
 	return opts
+}
+
+// baselineOptions are the plain BM25 baseline's: the semantic factor
+// alone, stemming and stopwords as the ranker's, no relevance floor. Its
+// documents are flattened by baselineDoc, so that BM25 runs over one bag
+// of every word of the card.
+func baselineOptions() []scoring.Option {
+	return []scoring.Option{scoring.WithTags(tag.Default()),
+		scoring.WithWeights(scoring.Weights{Semantic: 1}),
+		scoring.WithRelevanceFloor(0)}
+}
+
+// baselineDoc is the card as one text field: name, description, skills,
+// tools with every string and property name of their input schemas at
+// any depth, and examples with their tags.
+func baselineDoc(c *adp.Card) scoring.Doc {
+	var b strings.Builder
+	add := func(s string) {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	add(c.Name)
+	add(c.Description)
+	for _, s := range c.Skills {
+		add(strings.ReplaceAll(s, "/", " "))
+	}
+	for _, t := range c.Tools {
+		add(t.Name)
+		add(t.Description)
+		var v any
+		if json.Unmarshal(t.InputSchema, &v) == nil {
+			jsonText(v, add)
+		}
+	}
+	for _, e := range c.Examples {
+		add(e.Text)
+		for _, s := range e.Tags {
+			add(strings.ReplaceAll(s, "/", " "))
+		}
+	}
+	return scoring.Doc{ID: c.ID, Description: b.String()}
+}
+
+// jsonText calls add for every string and object key in v.
+func jsonText(v any, add func(string)) {
+	switch x := v.(type) {
+	case string:
+		add(x)
+	case []any:
+		for _, e := range x {
+			jsonText(e, add)
+		}
+	case map[string]any:
+		for k, e := range x {
+			add(k)
+			jsonText(e, add)
+		}
+	}
 }
 
 func openLines(path string, fn func(n int, line []byte) error) error {
@@ -136,8 +186,47 @@ func openLines(path string, fn func(n int, line []byte) error) error {
 	return nil
 }
 
+// The two rankings of benchFiles.
+const (
+	rankerMode   = "full ranker"
+	baselineMode = "BM25 baseline"
+)
+
+// benchFiles ranks the queries with the full ranker and, with
+// --baseline, with the plain BM25 baseline in the same run.
 func benchFiles(out io.Writer, o benchDiscoverOpts) error {
-	idx, err := index.New(rankerOptions(o)...)
+	var qrels eval.Qrels
+	if o.qrels != "" {
+		f, err := os.Open(o.qrels)
+		if err != nil {
+			return err
+		}
+		qrels, err = eval.ReadQrels(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.qrels, err)
+		}
+	}
+	runFile := o.run
+	if err := rankFiles(out, o, rankerMode, rankerOptions(o), func(c *adp.Card) scoring.Doc {
+		return node.DocFromCard(c, time.Time{}, time.Time{})
+	}, runFile, qrels); err != nil {
+		return err
+	}
+	if !o.baseline {
+		return nil
+	}
+	if runFile != "" {
+		runFile += ".baseline"
+	}
+	return rankFiles(out, o, baselineMode, baselineOptions(), baselineDoc, runFile, qrels)
+}
+
+// rankFiles indexes the cards with opts and doc, ranks every query,
+// writes the run file (when runFile is not empty) and prints the
+// measures against qrels (when not nil).
+func rankFiles(out io.Writer, o benchDiscoverOpts, mode string, opts []scoring.Option, doc func(*adp.Card) scoring.Doc, runFile string, qrels eval.Qrels) error {
+	idx, err := index.New(opts...)
 	if err != nil {
 		return err
 	}
@@ -147,16 +236,16 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 		if err != nil {
 			return err
 		}
-		return idx.Upsert(node.DocFromCard(c, time.Time{}, time.Time{}))
+		return idx.Upsert(doc(c))
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "cards: %d indexed in %v\n", idx.Len(), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "%s: %d cards indexed in %v\n", mode, idx.Len(), time.Since(start).Round(time.Millisecond))
 
 	var run io.Writer = io.Discard
-	if o.run != "" {
-		f, err := os.Create(o.run)
+	if runFile != "" {
+		f, err := os.Create(runFile)
 		if err != nil {
 			return err
 		}
@@ -182,7 +271,7 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 		}
 		q, _ := node.QueryFromRequest(req)
 		q.Limit = max(q.Limit, o.depth)
-		if o.baseline {
+		if mode == baselineMode {
 			q.MinScore = 0 // rank everything a term matches
 		}
 		t := time.Now()
@@ -199,24 +288,11 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "queries: %d, discover p50 %v p99 %v\n", len(runs), eval.Percentile(lat, 50), eval.Percentile(lat, 99))
-	if o.qrels == "" {
+	fmt.Fprintf(out, "%s: %d queries, discover p50 %v p99 %v\n", mode, len(runs), eval.Percentile(lat, 50), eval.Percentile(lat, 99))
+	if qrels == nil {
 		return nil
 	}
-	f, err := os.Open(o.qrels)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	qrels, err := eval.ReadQrels(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.qrels, err)
-	}
 	m := eval.Evaluate(runs, qrels)
-	mode := "full ranker"
-	if o.baseline {
-		mode = "BM25 baseline"
-	}
 	fmt.Fprintf(out, "%s on %d judged queries: nDCG@10 %.4f  Recall@10 %.4f  Recall@50 %.4f\n", mode, m.Queries, m.NDCG10, m.Recall10, m.Recall50)
 	return nil
 }
