@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,7 +256,7 @@ func buildResult(e *discoveryEntry, h scoring.Hit, detail string, evidence bool,
 		r.ScoreComponents = h.Components.Map()
 		r.Weights = h.Weights.Map()
 		for _, m := range h.Examples {
-			if m.Index >= len(c.Examples) {
+			if m.Tool || m.Index >= len(c.Examples) {
 				continue
 			}
 			me := adp.MatchedExample{ID: c.Examples[m.Index].ID, Score: m.Score}
@@ -358,7 +357,7 @@ func cardAtDetail(c *adp.Card, detail string) (json.RawMessage, error) {
 }
 
 // DocFromCard is the searchable view of a card: name, description,
-// skills, tools with their input-schema property names, examples,
+// skills, tools with the text of their input schemas, examples,
 // endpoint protocols, status, max_concurrent_tasks and times. Nothing the
 // card says about its own reputation is used.
 func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
@@ -367,7 +366,7 @@ func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
 		IndexedAt: indexedAt, ExpiresAt: expiresAt, Revoked: c.IsRevocation(),
 	}
 	for _, t := range c.Tools {
-		d.Tools = append(d.Tools, scoring.ToolText{Name: t.Name, Description: t.Description, InputProps: schemaProps(t.InputSchema)})
+		d.Tools = append(d.Tools, scoring.ToolText{Name: t.Name, Description: t.Description, InputProps: scoring.SchemaText(t.InputSchema)})
 	}
 	for _, e := range c.Examples {
 		d.Examples = append(d.Examples, scoring.ExampleText{ID: e.ID, Text: e.Text, Tags: e.Tags})
@@ -386,32 +385,6 @@ func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
 		}
 	}
 	return d
-}
-
-// maxSchemaProps bounds the property names taken from one input schema.
-const maxSchemaProps = 64
-
-// schemaProps returns the sorted top-level property names of a JSON
-// Schema object, or nil when it has none or is not an object.
-func schemaProps(schema json.RawMessage) []string {
-	if len(schema) == 0 {
-		return nil
-	}
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil
-	}
-	out := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	if len(out) > maxSchemaProps {
-		out = out[:maxSchemaProps]
-	}
-	return out
 }
 
 // QueryFromRequest translates a parsed adp.discover request and returns

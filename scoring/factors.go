@@ -28,6 +28,7 @@ const (
 const (
 	maxDocTags     = 128
 	maxDocExamples = 64
+	maxDocTools    = 64
 	maxFieldLen    = math.MaxUint16
 )
 

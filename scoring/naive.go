@@ -33,7 +33,8 @@ type naiveDoc struct {
 	terms     []uint32 // sorted
 	tfs       []uint16
 	lens      [NumFields]uint16
-	examples  []naiveExample
+	examples  []naiveExample // examples, then nTool tools
+	nTool     int
 	tags      []DocTag
 	protos    []string
 	maxConc   int32
@@ -94,7 +95,7 @@ func (n *Naive) Upsert(d Doc) error {
 		id: d.ID, lens: dt.Lens, tags: dt.Tags, protos: dt.Protos,
 		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: ParseStatus(d.Status),
 		updated: UnixNano(d.UpdatedAt), indexed: UnixNano(d.IndexedAt), expires: UnixNano(d.ExpiresAt),
-		insertion: len(n.order),
+		insertion: len(n.order), nTool: dt.Tools,
 	}
 	type pair struct {
 		t  uint32
@@ -261,7 +262,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 			if ea > 0 {
 				v := n.cfg.ExampleScore(ea, exIdfSum)
 				best = max(best, v)
-				exm = append(exm, ExampleMatch{Index: e, Score: v})
+				exm = append(exm, PassageMatch(e, len(d.examples), d.nTool, v))
 			}
 		}
 		if !p.FilterOnly && tagF == 0 && max(ctx, best) == 0 {
