@@ -93,7 +93,11 @@ func normalize(s string) string {
 }
 
 // each calls fn for every term of s in order.
-func (a analyzer) each(s string, fn func(term string)) {
+func (a analyzer) each(s string, fn func(term string)) { a.eachMemo(s, nil, fn) }
+
+// eachMemo is each with memo, when not nil, remembering the term of
+// every word seen (stemming a long text's words once each).
+func (a analyzer) eachMemo(s string, memo map[string]string, fn func(term string)) {
 	s = normalize(s)
 	start, class := -1, runeSep
 	// For a run of a script without spaces: the offsets of its last two
@@ -102,7 +106,7 @@ func (a analyzer) each(s string, fn func(term string)) {
 	end := func(i int) {
 		switch {
 		case class == runeWord:
-			a.emit(s[start:i], fn)
+			a.emit(s[start:i], memo, fn)
 		case class == runeBigram && n == 1:
 			a.emitRaw(s[start:i], fn)
 		case class == runeBigram && n > 1:
@@ -143,20 +147,36 @@ func (a analyzer) each(s string, fn func(term string)) {
 }
 
 // emit lower-cases a word, drops stopwords and stems it.
-func (a analyzer) emit(tok string, fn func(string)) {
+func (a analyzer) emit(tok string, memo map[string]string, fn func(string)) {
 	if len(tok) > maxTokenLen {
 		return
 	}
+	if memo != nil {
+		t, ok := memo[tok]
+		if !ok {
+			t = a.term(tok)
+			memo[tok] = t
+		}
+		if t != "" {
+			fn(t)
+		}
+		return
+	}
+	if t := a.term(tok); t != "" {
+		fn(t)
+	}
+}
+
+// term is the index term of a word, "" for a stopword.
+func (a analyzer) term(tok string) string {
 	tok = lowerASCIIOrUnicode(tok)
 	if a.stopwords && (stopwords[tok] || english.IsStopWord(tok)) {
-		return
+		return ""
 	}
 	if a.stem {
 		tok = stem(tok)
 	}
-	if tok != "" {
-		fn(tok)
-	}
+	return tok
 }
 
 // emitRaw emits a character or a bigram as it is (no case, no stem).

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -385,8 +386,8 @@ func (c *Model) Prepare(q Query) *Plan {
 		p.Warnings = append(p.Warnings, "query text truncated")
 	}
 	tseen := make(map[string]bool)
-	c.an.each(text, func(t string) {
-		if !tseen[t] && len(p.Terms) < MaxQueryTerms {
+	c.an.eachMemo(text, make(map[string]string), func(t string) {
+		if !tseen[t] {
 			tseen[t] = true
 			p.Terms = append(p.Terms, t)
 		}
@@ -481,6 +482,29 @@ type Term struct {
 	Text       string
 	DF, ExDF   int // documents and examples with the term
 	IDF, ExIDF float64
+}
+
+// SelectTerms keeps the MaxQueryTerms most informative of ts, when it
+// has more, and returns them with a warning saying how many were
+// dropped (none otherwise). A long query, such as a whole task
+// description, is scored on its rarest terms, as the terms a BM25 sum
+// is made of weigh by their idf: terms found in some document first,
+// then by idf, then by text, so both engines keep the same ones.
+func SelectTerms(ts []Term) ([]Term, []string) {
+	if len(ts) <= MaxQueryTerms {
+		return ts, nil
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		if fi, fj := ts[i].DF+ts[i].ExDF > 0, ts[j].DF+ts[j].ExDF > 0; fi != fj {
+			return fi
+		}
+		if ts[i].IDF != ts[j].IDF {
+			return ts[i].IDF > ts[j].IDF
+		}
+		return ts[i].Text < ts[j].Text
+	})
+	w := fmt.Sprintf("query text has %d distinct terms: scored with the %d most informative", len(ts), MaxQueryTerms)
+	return ts[:MaxQueryTerms], []string{w}
 }
 
 // SortTerms orders terms rarest first (highest idf, then by text) and

@@ -205,6 +205,8 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		qt.IDF, qt.ExIDF = IDF(live, qt.DF), IDF(n.exLive, qt.ExDF)
 		qts[i] = qt
 	}
+	qts, warn := SelectTerms(qts)
+	res.Warnings = append(res.Warnings, warn...)
 	idfSum, exIdfSum := SortTerms(qts)
 	tids := make([]int64, len(qts)) // -1: not in the vocabulary
 	idfs := make([]float64, len(qts))

@@ -8,9 +8,13 @@ const (
 	DefaultLimit    = 10
 	MaxLimit        = 1000
 	DefaultMinScore = 0.1
-	MaxQueryTerms   = 64   // distinct text terms kept from Query.Text
-	MaxQueryTags    = 64   // tags kept from each tag list
-	MaxQueryBytes   = 4096 // octets of Query.Text analysed
+	// MaxQueryTerms is the number of distinct text terms a query is
+	// scored with: of a longer query, the most informative (SelectTerms).
+	MaxQueryTerms = 64
+	MaxQueryTags  = 64 // tags kept from each tag list
+	// MaxQueryBytes is the octets of Query.Text analysed: an AIP message
+	// (65,535 octets), the largest request a peer can send.
+	MaxQueryBytes = 65535
 	// MaxMatchedExamples is the number of matching examples reported per
 	// hit, best first.
 	MaxMatchedExamples = 3

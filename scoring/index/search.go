@@ -193,6 +193,8 @@ func (sr *searcher) planTerms() {
 		st.IDF, st.ExIDF = scoring.IDF(n, st.DF), scoring.IDF(x.exLive, st.ExDF)
 		ts = append(ts, st)
 	}
+	ts, warn := scoring.SelectTerms(ts)
+	sr.res.Warnings = append(sr.res.Warnings, warn...)
 	s.terms = ts
 	idfSum, exIdfSum := scoring.SortTerms(ts)
 	qts := make([]queryTerm, len(ts))
