@@ -2,6 +2,8 @@ package scoring
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -44,6 +46,36 @@ why will with would you your yours yourself yourselves please also get give tell
 type analyzer struct {
 	stem      bool
 	stopwords bool
+	stems     *stemCache // nil: stem every word afresh
+}
+
+// maxCachedStems bounds a stemCache. A corpus of 100,000 synthetic cards
+// has 16,000 distinct terms; words past the bound are stemmed each time.
+const maxCachedStems = 1 << 15
+
+// stemCache remembers the stems of the words it has seen, up to
+// maxCachedStems: the Snowball stemmer allocates, and the words of cards
+// repeat. Safe for concurrent use.
+type stemCache struct {
+	m sync.Map // word -> stem
+	n atomic.Int64
+}
+
+// stem returns stem(w), remembered.
+func (c *stemCache) stem(w string) string {
+	if c == nil {
+		return stem(w)
+	}
+	if v, ok := c.m.Load(w); ok {
+		return v.(string)
+	}
+	st := stem(w)
+	if c.n.Load() < maxCachedStems {
+		if _, loaded := c.m.LoadOrStore(strings.Clone(w), st); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return st
 }
 
 // Rune classes of the tokenizer.
@@ -174,7 +206,7 @@ func (a analyzer) term(tok string) string {
 		return ""
 	}
 	if a.stem {
-		tok = stem(tok)
+		tok = a.stems.stem(tok)
 	}
 	return tok
 }

@@ -34,7 +34,7 @@ func defaultConfig() Model {
 		k1:           DefaultK1,
 		b:            DefaultB,
 		tags:         exactTags{},
-		an:           analyzer{stem: true, stopwords: true},
+		an:           analyzer{stem: true, stopwords: true, stems: new(stemCache)},
 		availWindow:  DefaultAvailabilityWindow,
 		coldTasks:    DefaultColdStartTasks,
 		coldBoost:    DefaultColdStartBoost,
