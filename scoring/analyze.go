@@ -24,7 +24,10 @@ import (
 //     that "翻译文档" and "翻译" share "翻译" without a dictionary;
 //  4. English stopwords dropped, tokens longer than maxTokenLen dropped;
 //  5. Snowball's English stemmer (Porter2) on ASCII words, so that
-//     "translator", "translating" and "translation" meet on "translat".
+//     "translator", "translating" and "translation" meet on "translat";
+//  6. a camel-case identifier ("AutoModelForSequenceClassification")
+//     is a term, and so is each of its words (auto, model, sequenc,
+//     classif), as tools and APIs are named that way.
 
 const maxTokenLen = 40
 
@@ -46,6 +49,7 @@ why will with would you your yours yourself yourselves please also get give tell
 type analyzer struct {
 	stem      bool
 	stopwords bool
+	camel     bool       // also emit the parts of camel-case identifiers
 	stems     *stemCache // nil: stem every word afresh
 }
 
@@ -139,6 +143,9 @@ func (a analyzer) eachMemo(s string, memo map[string]string, fn func(term string
 		switch {
 		case class == runeWord:
 			a.emit(s[start:i], memo, fn)
+			if a.camel {
+				a.camelParts(s[start:i], memo, fn)
+			}
 		case class == runeBigram && n == 1:
 			a.emitRaw(s[start:i], fn)
 		case class == runeBigram && n > 1:
@@ -209,6 +216,37 @@ func (a analyzer) term(tok string) string {
 		tok = a.stems.stem(tok)
 	}
 	return tok
+}
+
+// camelParts emits the parts of an identifier written in camel case
+// ("AutoModelForSequenceClassification", "HTTPServer", "getURL") after
+// the identifier itself, so that its words are found on their own.
+func (a analyzer) camelParts(tok string, memo map[string]string, fn func(string)) {
+	if len(tok) > maxTokenLen {
+		return
+	}
+	isUp := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	isLow := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	start, parts := 0, 0
+	for i := 1; i < len(tok); i++ {
+		c, p := tok[i], tok[i-1]
+		if c >= utf8.RuneSelf || p >= utf8.RuneSelf {
+			return // ASCII identifiers only
+		}
+		// a boundary before an upper-case letter that follows a lower-case
+		// one, or that starts a word after an acronym ("HTTPServer")
+		if isUp(c) && (isLow(p) || i+1 < len(tok) && isUp(p) && isLow(tok[i+1])) {
+			if parts == 0 {
+				parts = 1
+			}
+			a.emit(tok[start:i], memo, fn)
+			start = i
+			parts++
+		}
+	}
+	if parts > 0 {
+		a.emit(tok[start:], memo, fn)
+	}
 }
 
 // emitRaw emits a character or a bigram as it is (no case, no stem).

@@ -46,10 +46,12 @@ func TestAnalyzer(t *testing.T) {
 		{"日本語のテキスト", []string{"日本", "本語", "語の", "のテ", "テキ", "キス", "スト"}},
 		{"한국어 번역", []string{"한국", "국어", "번역"}},
 		{"猫 PDF文件", []string{"猫", "pdf", "文件"}},
+		{"AutoModelForSequenceClassification HTTPServer getURL", []string{"automodelforsequenceclassif", "auto", "model", "sequenc", "classif",
+			"httpserver", "http", "server", "geturl", "url"}}, // "get" is a stopword
 	}
 	for _, tt := range tests {
 		var got []string
-		analyzer{stem: true, stopwords: true}.each(tt.in, func(s string) { got = append(got, s) })
+		analyzer{stem: true, stopwords: true, camel: true}.each(tt.in, func(s string) { got = append(got, s) })
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("terms of %q = %q, want %q", tt.in, got, tt.want)
 		}

@@ -106,12 +106,14 @@ func rankerOptions(o benchDiscoverOpts) []scoring.Option {
 }
 
 // baselineOptions are the plain BM25 baseline's: the semantic factor
-// alone, stemming and stopwords as the ranker's, no relevance floor. Its
+// alone, Snowball stemming and stopwords, no identifier splitting, no
+// relevance floor. Its
 // documents are flattened by baselineDoc, so that BM25 runs over one bag
 // of every word of the card.
 func baselineOptions() []scoring.Option {
 	return []scoring.Option{scoring.WithTags(tag.Default()),
 		scoring.WithWeights(scoring.Weights{Semantic: 1}),
+		scoring.WithIdentifierSplitting(false),
 		scoring.WithRelevanceFloor(0)}
 }
 
