@@ -202,7 +202,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if tn, ok := n.terms[t]; ok {
 			qt.DF, qt.ExDF = n.df[tn], n.exdf[tn]
 		}
-		qt.IDF, qt.ExIDF = IDF(live, qt.DF), IDF(n.exLive, qt.ExDF)
+		qt.IDF, qt.ExIDF = n.cfg.TermWeights(live, qt.DF, n.exLive, qt.ExDF, p.QTF[i])
 		qts[i] = qt
 	}
 	qts, warn := SelectTerms(qts)
