@@ -38,7 +38,8 @@
 //     any depth), with DefaultFieldWeights; example is plain BM25 over
 //     each passage on its own, the best passage counting (discovery
 //     profile §7.3): every example, and every tool (name, description,
-//     schema text), so that one right tool among many is found. Each is
+//     schema text) of a card with two tools or more, so that one right
+//     tool among many is found. Each is
 //     normalized against the query itself: a BM25 contribution is
 //     IDF(t) * tf/(k1+tf), so a sum is at most sum(idf) over the query
 //     terms; the factor is y = sum/sum(idf) lifted by the curve

@@ -24,7 +24,8 @@ type DocTerms struct {
 	Lens  [NumFields]uint16
 	// Examples are the passages scored on their own, the best one
 	// counting: the document's examples, then its last Tools entries,
-	// one per tool (name, description and input-schema text).
+	// one per tool (name, description and input-schema text) when the
+	// document has two tools or more.
 	Examples []ExampleTerms
 	Tools    int
 	Tags     []DocTag
@@ -120,8 +121,8 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 		})
 	}
 	for i, t := range d.Tools {
-		if i >= maxDocTools {
-			break
+		if i >= maxDocTools || len(d.Tools) < 2 {
+			break // a lone tool is not diluted: the card's fields are its text
 		}
 		passage(func(count func(string)) {
 			c.an.each(t.Name, count)
