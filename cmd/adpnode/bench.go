@@ -243,7 +243,7 @@ func rankFiles(out io.Writer, o benchDiscoverOpts, mode string, opts []scoring.O
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s: %d cards indexed in %v\n", mode, idx.Len(), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "cards: %d indexed in %v (%s)\n", idx.Len(), time.Since(start).Round(time.Millisecond), mode)
 
 	var run io.Writer = io.Discard
 	if runFile != "" {
