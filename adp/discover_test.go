@@ -83,6 +83,23 @@ func TestParseDiscoverRequestSpecExamples(t *testing.T) {
 	}
 }
 
+// TestParseDiscoverRequestLongQuery accepts a long task description as
+// the query (18 KB were seen from agents).
+func TestParseDiscoverRequestLongQuery(t *testing.T) {
+	q := strings.Repeat("Summarize the attached quarterly report for the board. ", 18*1024/56+1)
+	body, err := json.Marshal(map[string]string{"query": q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adp.ParseDiscoverRequest(body)
+	if err != nil {
+		t.Fatalf("%d-octet query: %v", len(q), err)
+	}
+	if r.Query != q {
+		t.Errorf("query changed: %d octets, want %d", len(r.Query), len(q))
+	}
+}
+
 func TestParseDiscoverRequestRejects(t *testing.T) {
 	many := `["` + strings.Repeat(`a","`, adp.MaxDiscoverTags) + `a"]`
 	for _, tc := range []struct {

@@ -32,8 +32,11 @@ const (
 	MaxDiscoverRequestSize = 65535
 	// MaxDiscoverTags bounds each tag list of a discover request.
 	MaxDiscoverTags = 64
-	// MaxQueryLen bounds the query of a discover request in octets.
-	MaxQueryLen = 4096
+	// MaxQueryLen bounds the query of a discover request in octets: the
+	// request's whole size but for room for its other members, so that
+	// an agent can send a long task description as it is (the ranker
+	// scores it on its most informative terms).
+	MaxQueryLen = MaxDiscoverRequestSize - 1024
 	// DefaultDiscoverLimit and MaxDiscoverLimit bound the number of results.
 	DefaultDiscoverLimit = 10
 	MaxDiscoverLimit     = 100

@@ -2,15 +2,32 @@ package scoring
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/unicode/norm"
 )
 
-// Text analysis shared by documents and queries: lower case, split on
-// anything that is not a letter or digit, drop English stopwords and
-// tokens longer than maxTokenLen, then a light suffix-stripping stemmer
-// (plurals, -ing, -ed, -ation/-ization, a final -e) so that "translate",
-// "translating", "translated" and "translation" meet on "translat".
+// Text analysis shared by documents and queries:
+//
+//  1. Unicode NFKC normalization, so that full-width, compatibility and
+//     composed forms ("ＡＩ", "ﬁle", "é" as e + U+0301) meet their
+//     ordinary spelling;
+//  2. lower case, split on anything that is not a letter, digit or
+//     combining mark;
+//  3. in scripts written without spaces between words (Han, Hiragana,
+//     Katakana, Hangul, Thai, Lao, Khmer, Myanmar) every two adjacent
+//     characters form a term (a lone character is a term on its own), so
+//     that "翻译文档" and "翻译" share "翻译" without a dictionary;
+//  4. English stopwords dropped, tokens longer than maxTokenLen dropped;
+//  5. Snowball's English stemmer (Porter2) on ASCII words, so that
+//     "translator", "translating" and "translation" meet on "translat";
+//  6. a camel-case identifier ("AutoModelForSequenceClassification")
+//     is a term, and so is each of its words (auto, model, sequenc,
+//     classif), as tools and APIs are named that way.
 
 const maxTokenLen = 40
 
@@ -32,45 +49,209 @@ why will with would you your yours yourself yourselves please also get give tell
 type analyzer struct {
 	stem      bool
 	stopwords bool
+	camel     bool       // also emit the parts of camel-case identifiers
+	stems     *stemCache // nil: stem every word afresh
+}
+
+// maxCachedStems bounds a stemCache. A corpus of 100,000 synthetic cards
+// has 16,000 distinct terms; words past the bound are stemmed each time.
+const maxCachedStems = 1 << 15
+
+// stemCache remembers the stems of the words it has seen, up to
+// maxCachedStems: the Snowball stemmer allocates, and the words of cards
+// repeat. Safe for concurrent use.
+type stemCache struct {
+	m sync.Map // word -> stem
+	n atomic.Int64
+}
+
+// stem returns stem(w), remembered.
+func (c *stemCache) stem(w string) string {
+	if c == nil {
+		return stem(w)
+	}
+	if v, ok := c.m.Load(w); ok {
+		return v.(string)
+	}
+	st := stem(w)
+	if c.n.Load() < maxCachedStems {
+		if _, loaded := c.m.LoadOrStore(strings.Clone(w), st); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return st
+}
+
+// Rune classes of the tokenizer.
+const (
+	runeSep    = iota // ends a token
+	runeWord          // letter or digit of a script with spaces
+	runeBigram        // letter of a script without spaces
+	runeMark          // combining mark: continues the current token
+)
+
+// bigramScripts are the scripts written without spaces between words.
+var bigramScripts = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
+
+func classify(r rune) int {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			return runeWord
+		}
+		return runeSep
+	}
+	switch {
+	case unicode.In(r, bigramScripts...):
+		if unicode.IsLetter(r) {
+			return runeBigram
+		}
+		if unicode.Is(unicode.M, r) {
+			return runeMark
+		}
+		return runeSep
+	case unicode.IsLetter(r) || unicode.IsDigit(r):
+		return runeWord
+	case unicode.Is(unicode.M, r):
+		return runeMark
+	}
+	return runeSep
+}
+
+// normalize returns s in NFKC, without copying ASCII text.
+func normalize(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return norm.NFKC.String(s)
+		}
+	}
+	return s
 }
 
 // each calls fn for every term of s in order.
-func (a analyzer) each(s string, fn func(term string)) {
-	start := -1
+func (a analyzer) each(s string, fn func(term string)) { a.eachMemo(s, nil, fn) }
+
+// eachMemo is each with memo, when not nil, remembering the term of
+// every word seen (stemming a long text's words once each).
+func (a analyzer) eachMemo(s string, memo map[string]string, fn func(term string)) {
+	s = normalize(s)
+	start, class := -1, runeSep
+	// For a run of a script without spaces: the offsets of its last two
+	// characters and how many it has so far.
+	prev, last, n := 0, 0, 0
+	end := func(i int) {
+		switch {
+		case class == runeWord:
+			a.emit(s[start:i], memo, fn)
+			if a.camel {
+				a.camelParts(s[start:i], memo, fn)
+			}
+		case class == runeBigram && n == 1:
+			a.emitRaw(s[start:i], fn)
+		case class == runeBigram && n > 1:
+			a.emitRaw(s[prev:i], fn)
+		}
+		start, class, n = -1, runeSep, 0
+	}
 	for i, r := range s {
-		var alnum bool
-		if r < utf8.RuneSelf {
-			alnum = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-		} else {
-			alnum = unicode.IsLetter(r) || unicode.IsDigit(r)
+		c := classify(r)
+		if c == runeMark {
+			continue // part of the token before it, if any
 		}
-		if alnum && start < 0 {
-			start = i
+		if c != class && start >= 0 {
+			end(i)
 		}
-		if !alnum && start >= 0 {
-			a.emit(s[start:i], fn)
-			start = -1
+		switch c {
+		case runeWord:
+			if start < 0 {
+				start, class = i, runeWord
+			}
+		case runeBigram:
+			if start < 0 {
+				start, class = i, runeBigram
+			}
+			if n >= 2 {
+				a.emitRaw(s[prev:i], fn)
+			}
+			prev, last = last, i
+			if n == 0 {
+				prev = i
+			}
+			n++
 		}
 	}
 	if start >= 0 {
-		a.emit(s[start:], fn)
+		end(len(s))
 	}
 }
 
-func (a analyzer) emit(tok string, fn func(string)) {
+// emit lower-cases a word, drops stopwords and stems it.
+func (a analyzer) emit(tok string, memo map[string]string, fn func(string)) {
 	if len(tok) > maxTokenLen {
 		return
 	}
-	tok = lowerASCIIOrUnicode(tok)
-	if a.stopwords && stopwords[tok] {
+	if memo != nil {
+		t, ok := memo[tok]
+		if !ok {
+			t = a.term(tok)
+			memo[tok] = t
+		}
+		if t != "" {
+			fn(t)
+		}
 		return
 	}
+	if t := a.term(tok); t != "" {
+		fn(t)
+	}
+}
+
+// term is the index term of a word, "" for a stopword.
+func (a analyzer) term(tok string) string {
+	tok = lowerASCIIOrUnicode(tok)
+	if a.stopwords && (stopwords[tok] || english.IsStopWord(tok)) {
+		return ""
+	}
 	if a.stem {
-		tok = stem(tok)
+		tok = a.stems.stem(tok)
 	}
-	if tok != "" {
-		fn(tok)
+	return tok
+}
+
+// camelParts emits the parts of an identifier written in camel case
+// ("AutoModelForSequenceClassification", "HTTPServer", "getURL") after
+// the identifier itself, so that its words are found on their own.
+func (a analyzer) camelParts(tok string, memo map[string]string, fn func(string)) {
+	if len(tok) > maxTokenLen {
+		return
 	}
+	isUp := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	isLow := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	start, parts := 0, 0
+	for i := 1; i < len(tok); i++ {
+		c, p := tok[i], tok[i-1]
+		if c >= utf8.RuneSelf || p >= utf8.RuneSelf {
+			return // ASCII identifiers only
+		}
+		// a boundary before an upper-case letter that follows a lower-case
+		// one, or that starts a word after an acronym ("HTTPServer")
+		if isUp(c) && (isLow(p) || i+1 < len(tok) && isUp(p) && isLow(tok[i+1])) {
+			if parts == 0 {
+				parts = 1
+			}
+			a.emit(tok[start:i], memo, fn)
+			start = i
+			parts++
+		}
+	}
+	if parts > 0 {
+		a.emit(tok[start:], memo, fn)
+	}
+}
+
+// emitRaw emits a character or a bigram as it is (no case, no stem).
+func (a analyzer) emitRaw(tok string, fn func(string)) {
+	fn(tok)
 }
 
 func lowerASCIIOrUnicode(s string) string {
@@ -83,49 +264,16 @@ func lowerASCIIOrUnicode(s string) string {
 	return s
 }
 
-// stem is a light English suffix stripper. It is deliberately
-// conservative: it never leaves a stem shorter than three octets.
+// stem is Snowball's English stemmer (Porter2) for words of ASCII
+// letters; other words are left as they are.
 func stem(w string) string {
-	if len(w) <= 3 || keepWords[w] {
+	if len(w) <= 2 {
 		return w
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return w
+		}
 	}
-	switch {
-	case strings.HasSuffix(w, "ization") && len(w) > 9:
-		return w[:len(w)-5]
-	case strings.HasSuffix(w, "ation") && len(w) > 7:
-		return w[:len(w)-3]
-	case strings.HasSuffix(w, "ing") && len(w) > 5 && hasVowel(w[:len(w)-3]):
-		return undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 5 && hasVowel(w[:len(w)-2]):
-		return undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "e") && len(w) > 4:
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-// keepWords are left alone by the stemmer: stripping them would merge
-// them with unrelated words ("news" and "new").
-var keepWords = map[string]bool{"news": true, "series": true, "species": true, "always": true, "this": true, "analysis": true}
-
-func hasVowel(s string) bool { return strings.ContainsAny(s, "aeiouy") }
-
-// undouble turns "runn" into "run" and "plann" into "plan" (but keeps
-// "ll", "ss" and "zz", as in "spell", "access", "buzz").
-func undouble(s string) string {
-	n := len(s)
-	if n >= 4 && s[n-1] == s[n-2] && !strings.ContainsRune("aeiouylsz", rune(s[n-1])) {
-		return s[:n-1]
-	}
-	return s
+	return english.Stem(w, true)
 }

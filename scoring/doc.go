@@ -33,9 +33,13 @@
 //     direct matches, Hit.ExpandedTags the alias, parent and prefix ones.
 //   - semantic: max(context, example). context is BM25F (k1 1.2, b 0.75,
 //     per-field length normalization) over name, skills, description,
-//     tools (names and descriptions) and input-schema property names,
-//     with DefaultFieldWeights; example is plain BM25 over each example on
-//     its own, the best example counting (discovery profile §7.3). Each is
+//     tools (names and descriptions) and input-schema text (SchemaText:
+//     property names, titles, descriptions, enum values and examples at
+//     any depth), with DefaultFieldWeights; example is plain BM25 over
+//     each passage on its own, the best passage counting (discovery
+//     profile §7.3): every example, and every tool (name, description,
+//     schema text) of a card with two tools or more, so that one right
+//     tool among many is found. Each is
 //     normalized against the query itself: a BM25 contribution is
 //     IDF(t) * tf/(k1+tf), so a sum is at most sum(idf) over the query
 //     terms; the factor is y = sum/sum(idf) lifted by the curve
@@ -65,6 +69,17 @@
 // and the other way round; with neither, the relevance weights move to
 // the other factors. Result.Weights and Hit.Weights report the weights
 // actually used: Hit.Score == Hit.Components.Dot(Hit.Weights).
+//
+// # Text
+//
+// Documents and queries go through one analyzer (analyze.go): NFKC,
+// lower case, words split on anything but letters, digits and marks,
+// character bigrams in scripts written without spaces (Han, Kana,
+// Hangul, Thai, ...), English stopwords dropped, Snowball English
+// stemming. A query is analysed up to MaxQueryBytes; when it has more
+// than MaxQueryTerms distinct terms it is scored on the most informative
+// ones (SelectTerms: terms some document has, highest idf first) and the
+// result says so in a warning.
 //
 // # Filters
 //

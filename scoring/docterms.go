@@ -20,9 +20,14 @@ type ExampleTerms struct {
 
 // DocTerms is a document after analysis, before it enters an index.
 type DocTerms struct {
-	Terms    []TermTF // in no particular order
-	Lens     [NumFields]uint16
+	Terms []TermTF // in no particular order
+	Lens  [NumFields]uint16
+	// Examples are the passages scored on their own, the best one
+	// counting: the document's examples, then its last Tools entries,
+	// one per tool (name, description and input-schema text) when the
+	// document has two tools or more.
 	Examples []ExampleTerms
+	Tools    int
 	Tags     []DocTag
 	Protos   []string
 }
@@ -86,30 +91,47 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 		out.Terms = append(out.Terms, TermTF{t, v})
 	}
 	etf := tc.ex
-	for i, ex := range d.Examples {
-		if i >= maxDocExamples {
-			break
-		}
+	passage := func(fill func(count func(string))) {
 		clear(etf)
 		var n uint16
-		count := func(t string) {
+		fill(func(t string) {
 			if n < maxFieldLen {
 				n++
 			}
 			if etf[t] < 255 {
 				etf[t]++
 			}
-		}
-		c.an.each(ex.Text, count)
-		for _, tag := range ex.Tags {
-			c.an.each(strings.ReplaceAll(tag, "/", " "), count)
-		}
+		})
 		et := ExampleTerms{N: n, Terms: make([]string, 0, len(etf)), TFs: make([]uint8, 0, len(etf))}
 		for t, v := range etf {
 			et.Terms = append(et.Terms, t)
 			et.TFs = append(et.TFs, v)
 		}
 		out.Examples = append(out.Examples, et)
+	}
+	for i, ex := range d.Examples {
+		if i >= maxDocExamples {
+			break
+		}
+		passage(func(count func(string)) {
+			c.an.each(ex.Text, count)
+			for _, tag := range ex.Tags {
+				c.an.each(strings.ReplaceAll(tag, "/", " "), count)
+			}
+		})
+	}
+	for i, t := range d.Tools {
+		if i >= maxDocTools || len(d.Tools) < 2 {
+			break // a lone tool is not diluted: the card's fields are its text
+		}
+		passage(func(count func(string)) {
+			c.an.each(t.Name, count)
+			c.an.each(t.Description, count)
+			for _, p := range t.InputProps {
+				c.an.each(p, count)
+			}
+		})
+		out.Tools++
 	}
 	seenP := make(map[string]bool)
 	for _, p := range d.Protocols {

@@ -14,12 +14,15 @@ func AnyIn(have, want []string) bool {
 	return false
 }
 
-// SortExamples orders matched examples best first (then by position) and
-// keeps MaxMatchedExamples of them.
+// SortExamples orders matched examples best first (then examples before
+// tools, then by position) and keeps MaxMatchedExamples of them.
 func SortExamples(ex []ExampleMatch) []ExampleMatch {
 	sort.Slice(ex, func(i, j int) bool {
 		if ex[i].Score != ex[j].Score {
 			return ex[i].Score > ex[j].Score
+		}
+		if ex[i].Tool != ex[j].Tool {
+			return !ex[i].Tool
 		}
 		return ex[i].Index < ex[j].Index
 	})
@@ -27,4 +30,14 @@ func SortExamples(ex []ExampleMatch) []ExampleMatch {
 		ex = ex[:MaxMatchedExamples]
 	}
 	return ex
+}
+
+// PassageMatch is the match of passage e of a document with nTool tools
+// among its nPassages passages (DocTerms.Examples): an example, or a
+// tool when e is among the last nTool.
+func PassageMatch(e, nPassages, nTool int, score float64) ExampleMatch {
+	if first := nPassages - nTool; e >= first {
+		return ExampleMatch{Index: e - first, Score: score, Tool: true}
+	}
+	return ExampleMatch{Index: e, Score: score}
 }

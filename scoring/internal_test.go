@@ -2,37 +2,58 @@ package scoring
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
 
+// TestStem checks that the forms of one word meet on one stem and that
+// unrelated words stay apart.
 func TestStem(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"translate", "translat"}, {"translating", "translat"}, {"translated", "translat"},
-		{"translation", "translat"}, {"translations", "translat"},
-		{"summarize", "summariz"}, {"summarization", "summariz"}, {"summarizing", "summariz"},
-		{"queries", "query"}, {"images", "imag"}, {"imaging", "imag"},
+	groups := [][]string{
+		{"translate", "translating", "translated", "translation", "translations", "translator"},
+		{"summarize", "summarization", "summarizing"},
+		{"query", "queries"}, {"images", "image", "imaging"},
 		{"running", "run"}, {"planned", "plan"}, {"booking", "book"},
-		{"news", "news"}, {"analysis", "analysis"}, {"bus", "bus"}, {"class", "class"},
-		{"speed", "speed"}, {"string", "string"}, {"go", "go"}, {"matches", "match"},
+		{"news"}, {"new"}, {"analysis"}, {"bus"}, {"class"},
+		{"speed"}, {"string"}, {"go"}, {"matches", "match"},
 	}
-	for _, tt := range tests {
-		if got := stem(tt.in); got != tt.want {
-			t.Errorf("stem(%q) = %q, want %q", tt.in, got, tt.want)
+	seen := make(map[string]string)
+	for _, g := range groups {
+		want := stem(g[0])
+		for _, w := range g[1:] {
+			if got := stem(w); got != want {
+				t.Errorf("stem(%q) = %q, want %q as stem(%q)", w, got, want, g[0])
+			}
 		}
+		if other, dup := seen[want]; dup {
+			t.Errorf("%q and %q share the stem %q", g[0], other, want)
+		}
+		seen[want] = g[0]
 	}
 }
 
 func TestAnalyzer(t *testing.T) {
-	var got []string
-	analyzer{stem: true, stopwords: true}.each("Can you Translate THE invoices, to_German? (ÉTÉ) 42", func(s string) { got = append(got, s) })
-	want := []string{"translat", "invoic", "german", "été", "42"}
-	if len(got) != len(want) {
-		t.Fatalf("terms = %q, want %q", got, want)
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Can you Translate THE invoices, to_German? (ÉTÉ) 42", []string{"translat", "invoic", "german", "été", "42"}},
+		{"ＡＩ translator", []string{"ai", "translat"}},                           // full width (NFKC)
+		{"cafe\u0301", []string{"café"}},                                        // composed (NFKC)
+		{"翻译文档", []string{"翻译", "译文", "文档"}},                                    // Han bigrams
+		{"把这个翻译成英文 please", []string{"把这", "这个", "个翻", "翻译", "译成", "成英", "英文"}}, // then a stopword
+		{"日本語のテキスト", []string{"日本", "本語", "語の", "のテ", "テキ", "キス", "スト"}},
+		{"한국어 번역", []string{"한국", "국어", "번역"}},
+		{"猫 PDF文件", []string{"猫", "pdf", "文件"}},
+		{"AutoModelForSequenceClassification HTTPServer getURL", []string{"automodelforsequenceclassif", "auto", "model", "sequenc", "classif",
+			"httpserver", "http", "server", "geturl", "url"}}, // "get" is a stopword
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("terms = %q, want %q", got, want)
+	for _, tt := range tests {
+		var got []string
+		analyzer{stem: true, stopwords: true, camel: true}.each(tt.in, func(s string) { got = append(got, s) })
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("terms of %q = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

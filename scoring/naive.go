@@ -33,7 +33,8 @@ type naiveDoc struct {
 	terms     []uint32 // sorted
 	tfs       []uint16
 	lens      [NumFields]uint16
-	examples  []naiveExample
+	examples  []naiveExample // examples, then nTool tools
+	nTool     int
 	tags      []DocTag
 	protos    []string
 	maxConc   int32
@@ -94,7 +95,7 @@ func (n *Naive) Upsert(d Doc) error {
 		id: d.ID, lens: dt.Lens, tags: dt.Tags, protos: dt.Protos,
 		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: ParseStatus(d.Status),
 		updated: UnixNano(d.UpdatedAt), indexed: UnixNano(d.IndexedAt), expires: UnixNano(d.ExpiresAt),
-		insertion: len(n.order),
+		insertion: len(n.order), nTool: dt.Tools,
 	}
 	type pair struct {
 		t  uint32
@@ -201,9 +202,11 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 		if tn, ok := n.terms[t]; ok {
 			qt.DF, qt.ExDF = n.df[tn], n.exdf[tn]
 		}
-		qt.IDF, qt.ExIDF = IDF(live, qt.DF), IDF(n.exLive, qt.ExDF)
+		qt.IDF, qt.ExIDF = n.cfg.TermWeights(live, qt.DF, n.exLive, qt.ExDF, p.QTF[i])
 		qts[i] = qt
 	}
+	qts, warn := SelectTerms(qts)
+	res.Warnings = append(res.Warnings, warn...)
 	idfSum, exIdfSum := SortTerms(qts)
 	tids := make([]int64, len(qts)) // -1: not in the vocabulary
 	idfs := make([]float64, len(qts))
@@ -261,7 +264,7 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 			if ea > 0 {
 				v := n.cfg.ExampleScore(ea, exIdfSum)
 				best = max(best, v)
-				exm = append(exm, ExampleMatch{Index: e, Score: v})
+				exm = append(exm, PassageMatch(e, len(d.examples), d.nTool, v))
 			}
 		}
 		if !p.FilterOnly && tagF == 0 && max(ctx, best) == 0 {

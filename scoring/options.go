@@ -34,7 +34,7 @@ func defaultConfig() Model {
 		k1:           DefaultK1,
 		b:            DefaultB,
 		tags:         exactTags{},
-		an:           analyzer{stem: true, stopwords: true},
+		an:           analyzer{stem: true, stopwords: true, camel: true, stems: new(stemCache)},
 		availWindow:  DefaultAvailabilityWindow,
 		coldTasks:    DefaultColdStartTasks,
 		coldBoost:    DefaultColdStartBoost,
@@ -129,6 +129,12 @@ func WithTags(t Tags) Option {
 // WithStemming turns the light stemmer on or off (on by default).
 func WithStemming(on bool) Option {
 	return func(c *Model) error { c.an.stem = on; return nil }
+}
+
+// WithIdentifierSplitting turns the indexing of the words of camel-case
+// identifiers, beside the identifiers, on or off (on by default).
+func WithIdentifierSplitting(on bool) Option {
+	return func(c *Model) error { c.an.camel = on; return nil }
 }
 
 // WithStopwords turns English stopword removal on or off (on by default).

@@ -8,9 +8,13 @@ const (
 	DefaultLimit    = 10
 	MaxLimit        = 1000
 	DefaultMinScore = 0.1
-	MaxQueryTerms   = 64   // distinct text terms kept from Query.Text
-	MaxQueryTags    = 64   // tags kept from each tag list
-	MaxQueryBytes   = 4096 // octets of Query.Text analysed
+	// MaxQueryTerms is the number of distinct text terms a query is
+	// scored with: of a longer query, the most informative (SelectTerms).
+	MaxQueryTerms = 64
+	MaxQueryTags  = 64 // tags kept from each tag list
+	// MaxQueryBytes is the octets of Query.Text analysed: an AIP message
+	// (65,535 octets), the largest request a peer can send.
+	MaxQueryBytes = 65535
 	// MaxMatchedExamples is the number of matching examples reported per
 	// hit, best first.
 	MaxMatchedExamples = 3
@@ -42,7 +46,10 @@ type Doc struct {
 type ToolText struct {
 	Name        string
 	Description string
-	InputProps  []string // property names of the input schema
+	// InputProps is the text of the input schema: property names,
+	// titles, descriptions, enum values and examples at any depth
+	// (SchemaText).
+	InputProps []string
 }
 
 // ExampleText is one example task (discovery profile §4.5).
@@ -108,7 +115,7 @@ type Query struct {
 type Components struct {
 	Tag          float64
 	Context      float64 // BM25F over name, description, skills, tools, schema
-	Example      float64 // best single example (discovery profile §7.3)
+	Example      float64 // best single example or tool (discovery profile §7.3)
 	Reputation   float64
 	Availability float64
 	Rating       float64
@@ -130,11 +137,12 @@ func (c Components) Dot(w Components) float64 {
 		w.Availability*c.Availability + w.Rating*c.Rating + w.Freshness*c.Freshness
 }
 
-// ExampleMatch is one example that matched the query text.
+// ExampleMatch is one example, or one tool, that matched the query text.
 type ExampleMatch struct {
-	Index int     // position in Doc.Examples
+	Index int     // position in Doc.Examples, or in Doc.Tools when Tool
 	ID    string  // Doc.Examples[Index].ID
 	Score float64 // normalized like Components.Example
+	Tool  bool    // a tool, scored as a passage of its own
 }
 
 // Hit is one ranked result with its evidence.

@@ -67,7 +67,7 @@ tag-only, text-only and mixed queries, beside a naive scan over the same corpus.
 	f.StringVar(&o.run, "run", "", "write a TREC run file here")
 	f.StringVar(&o.qrels, "qrels", "", "relevance judgements: query_id<TAB>agent_id<TAB>relevance")
 	f.IntVar(&o.depth, "depth", 100, "rank at least this many results per query (raises the request's limit)")
-	f.BoolVar(&o.baseline, "baseline", false, "plain BM25 baseline: equal field weights, no stemming, text factor only")
+	f.BoolVar(&o.baseline, "baseline", false, "also rank with the plain BM25 baseline (one bag of all card text, stemmed, stopwords removed) and print both")
 	f.Float64Var(&o.floor, "relevance-floor", -1, "relevance floor (share of the best relevance a result needs; -1: the default)")
 	f.StringVar(&o.tag, "tag", "adpnode", "run tag written in the run file")
 	f.IntVar(&o.synthetic, "synthetic", 0, "generate a corpus of N agents and measure the index")
@@ -79,21 +79,50 @@ tag-only, text-only and mixed queries, beside a naive scan over the same corpus.
 	return cmd
 }
 
-// rankerOptions returns the ranker of a run.
+// rankerOptions returns the full ranker of a run.
 func rankerOptions(o benchDiscoverOpts) bench.Options {
-	return bench.Options{Baseline: o.baseline, RelevanceFloor: o.floor}
+	return bench.Options{RelevanceFloor: o.floor}
 }
 
+// The two rankings of benchFiles.
+const (
+	rankerMode   = "full ranker"
+	baselineMode = "BM25 baseline"
+)
+
+// benchFiles ranks the queries with the full ranker and, with
+// --baseline, with the plain BM25 baseline in the same run (its run file
+// beside --run, suffixed .baseline).
 func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 	corpus, err := bench.LoadCards(o.cards, rankerOptions(o))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "cards: %d indexed in %v\n", corpus.Len(), corpus.Took.Round(time.Millisecond))
+	if err := rankFiles(out, o, rankerMode, corpus, o.run); err != nil {
+		return err
+	}
+	if !o.baseline {
+		return nil
+	}
+	if corpus, err = bench.LoadBaseline(o.cards); err != nil {
+		return err
+	}
+	runFile := o.run
+	if runFile != "" {
+		runFile += ".baseline"
+	}
+	return rankFiles(out, o, baselineMode, corpus, runFile)
+}
+
+// rankFiles ranks every query against corpus, writes the run file (when
+// runFile is not empty) and prints the measures against --qrels (when
+// given).
+func rankFiles(out io.Writer, o benchDiscoverOpts, mode string, corpus *bench.Corpus, runFile string) error {
+	fmt.Fprintf(out, "cards: %d indexed in %v (%s)\n", corpus.Len(), corpus.Took.Round(time.Millisecond), mode)
 
 	var run io.Writer = io.Discard
-	if o.run != "" {
-		f, err := os.Create(o.run)
+	if runFile != "" {
+		f, err := os.Create(runFile)
 		if err != nil {
 			return err
 		}
@@ -106,17 +135,13 @@ func benchFiles(out io.Writer, o benchDiscoverOpts) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "queries: %d, discover p50 %v p99 %v\n", len(r.Runs), r.P50, r.P99)
+	fmt.Fprintf(out, "%s: %d queries, discover p50 %v p99 %v\n", mode, len(r.Runs), r.P50, r.P99)
 	if o.qrels == "" {
 		return nil
 	}
 	m, err := bench.Evaluate(r.Runs, o.qrels)
 	if err != nil {
 		return err
-	}
-	mode := "full ranker"
-	if o.baseline {
-		mode = "BM25 baseline"
 	}
 	fmt.Fprintf(out, "%s on %d judged queries: nDCG@10 %.4f  Recall@10 %.4f  Recall@50 %.4f\n", mode, m.Queries, m.NDCG10, m.Recall10, m.Recall50)
 	return nil

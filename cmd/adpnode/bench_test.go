@@ -66,6 +66,17 @@ func TestBenchDiscoverFiles(t *testing.T) {
 		t.Logf("q2 has %d lines", n)
 	}
 
+	// --baseline ranks the same queries with plain BM25 as well, which
+	// finds q1 and q2 by their words and nothing for the tag-only q3.
+	out, err = runBench(t, "--cards", write("cb.jsonl", cards), "--queries", write("qb.jsonl", queries),
+		"--qrels", write("rb.tsv", qrels), "--baseline")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "full ranker on 3 judged queries: "+want) || !strings.Contains(out, "BM25 baseline on 3 judged queries: "+want) {
+		t.Fatalf("output lacks both rankings:\n%s", out)
+	}
+
 	bad := write("bad.jsonl", `{"id": "q1", "request": {"limit": 1000}}`)
 	if _, err := runBench(t, "--cards", write("c2.jsonl", cards), "--queries", bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl:1") {
 		t.Fatalf("invalid request accepted or error without position: %v", err)

@@ -3,7 +3,6 @@ package discovery
 import (
 	"encoding/json"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
@@ -83,7 +82,7 @@ func cardAtDetail(c *adp.Card, detail string) (json.RawMessage, error) {
 }
 
 // DocFromCard is the searchable view of a card: name, description,
-// skills, tools with their input-schema property names, examples,
+// skills, tools with the text of their input schemas, examples,
 // endpoint protocols, status, max_concurrent_tasks and times. Nothing the
 // card says about its own reputation is used.
 func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
@@ -92,7 +91,7 @@ func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
 		IndexedAt: indexedAt, ExpiresAt: expiresAt, Revoked: c.IsRevocation(),
 	}
 	for _, t := range c.Tools {
-		d.Tools = append(d.Tools, scoring.ToolText{Name: t.Name, Description: t.Description, InputProps: schemaProps(t.InputSchema)})
+		d.Tools = append(d.Tools, scoring.ToolText{Name: t.Name, Description: t.Description, InputProps: scoring.SchemaText(t.InputSchema)})
 	}
 	for _, e := range c.Examples {
 		d.Examples = append(d.Examples, scoring.ExampleText{ID: e.ID, Text: e.Text, Tags: e.Tags})
@@ -111,30 +110,4 @@ func DocFromCard(c *adp.Card, indexedAt, expiresAt time.Time) scoring.Doc {
 		}
 	}
 	return d
-}
-
-// maxSchemaProps bounds the property names taken from one input schema.
-const maxSchemaProps = 64
-
-// schemaProps returns the sorted top-level property names of a JSON
-// Schema object, or nil when it has none or is not an object.
-func schemaProps(schema json.RawMessage) []string {
-	if len(schema) == 0 {
-		return nil
-	}
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil
-	}
-	out := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	if len(out) > maxSchemaProps {
-		out = out[:maxSchemaProps]
-	}
-	return out
 }

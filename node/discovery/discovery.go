@@ -261,7 +261,7 @@ func buildResult(e *discoveryEntry, h scoring.Hit, detail string, evidence bool,
 		r.ScoreComponents = h.Components.Map()
 		r.Weights = h.Weights.Map()
 		for _, m := range h.Examples {
-			if m.Index >= len(c.Examples) {
+			if m.Tool || m.Index >= len(c.Examples) {
 				continue
 			}
 			me := adp.MatchedExample{ID: c.Examples[m.Index].ID, Score: m.Score}

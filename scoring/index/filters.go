@@ -88,11 +88,10 @@ func (x *Index) exampleMatches(s *scratch, m *docMeta, exIdfSum float64) []scori
 	var out []scoring.ExampleMatch
 	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
 		if v := s.exAcc[e]; v > 0 {
-			out = append(out, scoring.ExampleMatch{Index: int(e - m.exStart), Score: x.cfg.ExampleScore(v, exIdfSum)})
+			out = append(out, scoring.PassageMatch(int(e-m.exStart), int(m.nEx), int(m.nTool), x.cfg.ExampleScore(v, exIdfSum)))
 		}
 	}
-	scoring.SortExamples(out)
-	return out
+	return scoring.SortExamples(out)
 }
 
 // hitHeap is a min-heap of hits: the root is the worst kept hit.

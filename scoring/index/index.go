@@ -120,7 +120,8 @@ type docMeta struct {
 	protos                    uint64
 	exStart                   uint32
 	maxConc                   int32
-	nEx                       uint16
+	nEx                       uint16 // passages: examples, then nTool tools
+	nTool                     uint16
 	status                    uint8
 	alive                     bool
 	hasSig                    bool // sig holds this agent's signals
@@ -310,7 +311,7 @@ func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 	}
 	m := docMeta{
 		updated: scoring.UnixNano(d.UpdatedAt), indexed: scoring.UnixNano(d.IndexedAt), expires: scoring.UnixNano(d.ExpiresAt),
-		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.Examples)),
+		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.Examples)), nTool: uint16(dt.Tools),
 		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: scoring.ParseStatus(d.Status), alive: true,
 	}
 	_, m.hasSig = x.sig[d.ID]

@@ -185,14 +185,16 @@ func (sr *searcher) planTerms() {
 	avg := &s.avg
 	x.cfg.FillNorms(&s.norms, avg)
 	ts := s.terms[:0]
-	for _, t := range p.Terms {
+	for i, t := range p.Terms {
 		st := scoring.Term{Text: t}
 		if tn, ok := x.terms[t]; ok {
 			st.DF, st.ExDF = len(x.post[tn].docs), len(x.post[tn].ex)
 		}
-		st.IDF, st.ExIDF = scoring.IDF(n, st.DF), scoring.IDF(x.exLive, st.ExDF)
+		st.IDF, st.ExIDF = x.cfg.TermWeights(n, st.DF, x.exLive, st.ExDF, p.QTF[i])
 		ts = append(ts, st)
 	}
+	ts, warn := scoring.SelectTerms(ts)
+	sr.res.Warnings = append(sr.res.Warnings, warn...)
 	s.terms = ts
 	idfSum, exIdfSum := scoring.SortTerms(ts)
 	qts := make([]queryTerm, len(ts))

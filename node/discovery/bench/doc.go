@@ -1,7 +1,9 @@
 // Package bench measures discovery ranking for `adpnode bench discover`.
 //
 // On files: [LoadCards] indexes a card file (one card JSON per line,
-// unsigned cards allowed) through discovery.DocFromCard, [Corpus.Rank]
+// unsigned cards allowed) through discovery.DocFromCard for the full
+// ranker, [LoadBaseline] indexes it for the plain BM25 baseline (one
+// stemmed bag of all card text, the text factor alone), [Corpus.Rank]
 // ranks a queries file (JSON lines {"id", "request"}) through
 // discovery.QueryFromRequest and writes a TREC run, and [Evaluate]
 // scores the run against relevance judgements (nDCG@10, Recall@10,

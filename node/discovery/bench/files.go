@@ -17,36 +17,87 @@ import (
 	"github.com/adpnode/adpnode/scoring/index"
 )
 
-// Options choose the ranker of a run.
+// Options choose the full ranker of a run.
 type Options struct {
-	// Baseline ranks with plain BM25: equal field weights, no stemming,
-	// no relevance floor, the semantic factor alone, and min_score 0.
-	Baseline bool
 	// RelevanceFloor is the share of the best relevance a result needs;
-	// negative keeps the default (or the baseline's 0).
+	// negative keeps the default.
 	RelevanceFloor float64
 }
 
-// scoringOptions returns the scoring options of a run.
+// scoringOptions returns the scoring options of the full ranker: the
+// defaults, with the relevance floor of RelevanceFloor.
 func (o Options) scoringOptions() []scoring.Option {
 	opts := []scoring.Option{scoring.WithTags(tag.Default())}
-	if o.Baseline {
-		opts = append(opts,
-			scoring.WithWeights(scoring.Weights{Semantic: 1}),
-			scoring.WithFieldWeights(scoring.FieldWeights{Name: 1, Skills: 1, Description: 1, Tools: 1, Schema: 1}),
-			scoring.WithStemming(false),
-			scoring.WithRelevanceFloor(0))
-	}
 	if o.RelevanceFloor >= 0 {
 		opts = append(opts, scoring.WithRelevanceFloor(o.RelevanceFloor))
 	}
 	return opts
 }
 
+// baselineOptions are the plain BM25 baseline's: the semantic factor
+// alone, Snowball stemming and stopwords, no identifier splitting, no
+// relevance floor. Its documents are flattened by baselineDoc, so that
+// BM25 runs over one bag of every word of the card.
+func baselineOptions() []scoring.Option {
+	return []scoring.Option{scoring.WithTags(tag.Default()),
+		scoring.WithWeights(scoring.Weights{Semantic: 1}),
+		scoring.WithIdentifierSplitting(false),
+		scoring.WithRelevanceFloor(0)}
+}
+
+// baselineDoc is the card as one text field: name, description, skills,
+// tools with every string and property name of their input schemas at
+// any depth, and examples with their tags.
+func baselineDoc(c *adp.Card) scoring.Doc {
+	var b strings.Builder
+	add := func(s string) {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	add(c.Name)
+	add(c.Description)
+	for _, s := range c.Skills {
+		add(strings.ReplaceAll(s, "/", " "))
+	}
+	for _, t := range c.Tools {
+		add(t.Name)
+		add(t.Description)
+		var v any
+		if json.Unmarshal(t.InputSchema, &v) == nil {
+			jsonText(v, add)
+		}
+	}
+	for _, e := range c.Examples {
+		add(e.Text)
+		for _, s := range e.Tags {
+			add(strings.ReplaceAll(s, "/", " "))
+		}
+	}
+	return scoring.Doc{ID: c.ID, Description: b.String()}
+}
+
+// jsonText calls add for every string and object key in v.
+func jsonText(v any, add func(string)) {
+	switch x := v.(type) {
+	case string:
+		add(x)
+	case []any:
+		for _, e := range x {
+			jsonText(e, add)
+		}
+	case map[string]any:
+		for k, e := range x {
+			add(k)
+			jsonText(e, add)
+		}
+	}
+}
+
 // Corpus is an index of the cards of a file.
 type Corpus struct {
-	opts Options
-	idx  *index.Index
+	idx *index.Index
+	// baseline: every search ranks everything a term matches (min_score 0).
+	baseline bool
 	// Took is the time spent reading and indexing the cards.
 	Took time.Duration
 }
@@ -55,9 +106,26 @@ type Corpus struct {
 func (c *Corpus) Len() int { return c.idx.Len() }
 
 // LoadCards indexes the cards of path, one card JSON per line (blank
-// lines skipped). Errors name the file and line.
+// lines skipped), for the full ranker: each card through
+// discovery.DocFromCard. Errors name the file and line.
 func LoadCards(path string, o Options) (*Corpus, error) {
-	idx, err := index.New(o.scoringOptions()...)
+	return loadCards(path, o.scoringOptions(), func(c *adp.Card) scoring.Doc {
+		return discovery.DocFromCard(c, time.Time{}, time.Time{})
+	}, false)
+}
+
+// LoadBaseline indexes the cards of path like LoadCards, for the plain
+// BM25 baseline: each card as one bag of all its text (name,
+// description, skills, tools with every string and property name of their
+// input schemas, examples), stemmed, stopwords removed, scored by the
+// text factor alone with no relevance floor; its searches rank everything
+// a term matches.
+func LoadBaseline(path string) (*Corpus, error) {
+	return loadCards(path, baselineOptions(), baselineDoc, true)
+}
+
+func loadCards(path string, opts []scoring.Option, doc func(*adp.Card) scoring.Doc, baseline bool) (*Corpus, error) {
+	idx, err := index.New(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -67,12 +135,12 @@ func LoadCards(path string, o Options) (*Corpus, error) {
 		if err != nil {
 			return err
 		}
-		return idx.Upsert(discovery.DocFromCard(c, time.Time{}, time.Time{}))
+		return idx.Upsert(doc(c))
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Corpus{opts: o, idx: idx, Took: time.Since(start)}, nil
+	return &Corpus{idx: idx, baseline: baseline, Took: time.Since(start)}, nil
 }
 
 // query is one line of a queries file.
@@ -110,7 +178,7 @@ func (c *Corpus) Rank(path string, depth int, run io.Writer, tag string) (*Ranki
 		}
 		q, _ := discovery.QueryFromRequest(req)
 		q.Limit = max(q.Limit, depth)
-		if c.opts.Baseline {
+		if c.baseline {
 			q.MinScore = 0 // rank everything a term matches
 		}
 		t := time.Now()
