@@ -165,7 +165,10 @@ func New(cfg Config) (_ *Node, err error) {
 		closers = append(closers, func() error { n.agent.close(); return nil })
 	}
 
-	if n.server, err = aitp.NewServer(n.host, aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.reg)); err != nil {
+	// The server answers to the agent id: a message whose dst is empty or
+	// this id is served (docs/protocol.md §2).
+	if n.server, err = aitp.NewServer(n.host, aitp.WithLocalAddress(n.agentID),
+		aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.reg)); err != nil {
 		return nil, fmt.Errorf("node: aitp server: %w", err)
 	}
 	closers = append(closers, n.server.Close)
