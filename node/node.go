@@ -24,6 +24,7 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
@@ -305,7 +306,7 @@ func (n *Node) serveAPI() error {
 	url := "http://" + ln.Addr().String()
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})))
-	if err := writeFileAtomic(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
 		return fmt.Errorf("node: write api file: %w", err)
 	}
