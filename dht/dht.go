@@ -164,6 +164,21 @@ func (d *DHT) Bootstrap(ctx context.Context) error {
 	}
 }
 
+// FindPeer looks up p's current addresses: from a live connection, or
+// from the peers closest to p in the DHT (the addresses p announced in
+// its signed peer record when it last talked to them). A node uses it to
+// find a peer again after its addresses changed.
+func (d *DHT) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
+	if d.isClosed() {
+		return peer.AddrInfo{}, ErrClosed
+	}
+	ai, err := d.kad.FindPeer(ctx, p)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("dht: find peer %s: %w", p, err)
+	}
+	return ai, nil
+}
+
 // Ping sends one DHT ping to p: a single request and response on the DHT
 // protocol, the floor under any lookup's latency.
 func (d *DHT) Ping(ctx context.Context, p peer.ID) error {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 
 	"github.com/adpnode/adpnode/adp"
@@ -315,20 +317,67 @@ func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, 
 // begun before they were learned.
 const maxRedials = 2
 
-// redial reports whether err is a dial that found no address for p while
-// p has addresses now, so that the call, never sent, may be tried again.
-// The addresses are re-learned from p's held card; if the peerstore holds
-// some already, the failed dial began before they were added (a call
-// joins a dial to the same peer that is under way, such as a background
-// describe).
+// redial reports whether the call that failed with err, never sent, may
+// be tried again at once:
+//   - a dial that found no address for p while p has addresses now: they
+//     are re-learned from p's held card, or else from the DHT; if the
+//     peerstore holds some already, the failed dial began before they were
+//     added (a call joins a dial to the same peer that is under way, such
+//     as a background describe);
+//   - a dial refused by libp2p's dial backoff (a dial to p failed moments
+//     ago, typically while p restarted): p's current addresses are looked
+//     up in the DHT and the backoff is cleared, so a peer that came back
+//     is reached without waiting for it to expire;
+//   - a dial that failed on every address: the call is tried again when
+//     the DHT knows addresses of p that the peerstore did not (p moved).
 func (n *Node) redial(p peer.ID, err error) bool {
-	if err == nil || !errors.Is(err, swarm.ErrNoAddresses) || p == n.host.ID() {
+	if err == nil || p == n.host.ID() {
 		return false
 	}
-	if len(n.host.Peerstore().Addrs(p)) > 0 {
+	var de *swarm.DialError
+	switch {
+	case errors.Is(err, swarm.ErrNoAddresses):
+		if len(n.host.Peerstore().Addrs(p)) > 0 {
+			return true
+		}
+		return n.learnAddrs(p, adp.AgentID(p)) || n.findPeer(p)
+	case errors.Is(err, swarm.ErrDialBackoff):
+		n.findPeer(p)
+		if sw, ok := n.host.Network().(*swarm.Swarm); ok {
+			sw.Backoff().Clear(p)
+		}
 		return true
+	case errors.As(err, &de):
+		return n.findPeer(p)
 	}
-	return n.learnAddrs(p, adp.AgentID(p))
+	return false
+}
+
+// findPeerTimeout bounds the DHT lookup of a peer's addresses on a call.
+const findPeerTimeout = 3 * time.Second
+
+// findPeer looks p up in the DHT (its signed peer record, as the peers
+// closest to it know it), adds the addresses found to the peerstore and
+// reports whether any was new.
+func (n *Node) findPeer(p peer.ID) bool {
+	ctx, cancel := context.WithTimeout(n.ctx, findPeerTimeout)
+	defer cancel()
+	ai, err := n.dht.FindPeer(ctx, p)
+	if err != nil {
+		n.log.Debug("find peer", "peer", p, "err", err)
+		return false
+	}
+	known := n.host.Peerstore().Addrs(p)
+	fresh := false
+	for _, a := range ai.Addrs {
+		if !slices.ContainsFunc(known, a.Equal) {
+			fresh = true
+		}
+	}
+	if fresh {
+		n.host.Peerstore().AddAddrs(p, ai.Addrs, peerstore.RecentlyConnectedAddrTTL)
+	}
+	return fresh
 }
 
 // wrapUnreachable marks an error that is neither a remote answer, nor a

@@ -28,6 +28,7 @@ import (
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -56,6 +57,8 @@ type Node struct {
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
 	agent  *httpAgent
+	// peering redials bootstrap and known peers for as long as the node runs.
+	peering *peering.Peering
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
 
@@ -154,7 +157,7 @@ func New(cfg Config) (_ *Node, err error) {
 	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))
 	closers = append(closers, n.store.Close)
 
-	if n.host, err = newHost(sk, cfg.Listen, []protocol.ID{aitp.ProtocolID}, cfg.ConnLow, cfg.ConnHigh); err != nil {
+	if n.host, err = openHost(sk, cfg, []protocol.ID{aitp.ProtocolID}); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
@@ -199,6 +202,11 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, fmt.Errorf("node: dht: %w", err)
 	}
 	closers = append(closers, n.dht.Close)
+
+	if n.peering, err = n.newPeering(boot); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.peering.Close)
 
 	if n.gossip, err = gossip.New(n.host,
 		gossip.WithChecker(n.intake.Checker()),
@@ -289,6 +297,9 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.goLoop(func(ctx context.Context) { n.greetLoop(ctx, n.greetings) })
 	n.bootstrap(ctx)
+	if err := n.peering.Start(); err != nil {
+		return fmt.Errorf("node: peering: %w", err)
+	}
 	if err := n.gossip.SetOwnCard(n.Card()); err != nil {
 		n.log.Warn("gossip own card", "err", err)
 	}
@@ -339,7 +350,7 @@ func (n *Node) goLoop(f func(ctx context.Context)) {
 	}()
 }
 
-// Close shuts the node down in order: HTTP API, background loops, gossip,
+// Close shuts the node down in order: HTTP API, background loops, peering, gossip,
 // DHT, invocation layer, host, store. It waits for every goroutine the node
 // started and is idempotent.
 func (n *Node) Close() error {
@@ -361,7 +372,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.greetings.Close(), n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())
