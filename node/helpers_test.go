@@ -27,6 +27,7 @@ type testNode struct {
 	noAPI             bool
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
+	listen            []string      // default loopback TCP on a free port
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -59,6 +60,9 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""
+	}
+	if tn.listen != nil {
+		cfg.Listen = tn.listen
 	}
 	n, err := node.New(cfg)
 	if err != nil {
