@@ -164,6 +164,22 @@ func (d *DHT) Bootstrap(ctx context.Context) error {
 	}
 }
 
+// FindPeer looks up p's current addresses: from a live connection, or
+// from the DHT servers closest to p, which answer with the addresses they
+// hold for p even when p is a client (so a private peer is found at its
+// relay addresses). A node uses it to find a peer again after its
+// addresses changed.
+func (d *DHT) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
+	if d.isClosed() {
+		return peer.AddrInfo{}, ErrClosed
+	}
+	ai, err := d.kad.FindPeer(ctx, p)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("dht: find peer %s: %w", p, err)
+	}
+	return ai, nil
+}
+
 // Ping sends one DHT ping to p: a single request and response on the DHT
 // protocol, the floor under any lookup's latency.
 func (d *DHT) Ping(ctx context.Context, p peer.ID) error {
@@ -174,21 +190,6 @@ func (d *DHT) Ping(ctx context.Context, p peer.ID) error {
 		return fmt.Errorf("dht: ping %s: %w", p, err)
 	}
 	return nil
-}
-
-// FindPeer looks up p's current addresses: from the connection when p is
-// connected, otherwise from the DHT servers, which answer with the
-// addresses they hold for p even when p is a client (so a private peer is
-// found at its relay addresses through the peers it is connected to).
-func (d *DHT) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
-	if d.isClosed() {
-		return peer.AddrInfo{}, ErrClosed
-	}
-	ai, err := d.kad.FindPeer(ctx, p)
-	if err != nil {
-		return peer.AddrInfo{}, fmt.Errorf("dht: find peer %s: %w", p, err)
-	}
-	return ai, nil
 }
 
 // RoutingTableSize returns the number of peers in the routing table.

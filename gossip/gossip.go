@@ -30,6 +30,7 @@ type Gossip struct {
 	prom   *promMetrics
 	mesh   *meshTracer
 	recent *recent
+	reject *rejections // the validator's Rejects, per relaying peer
 
 	ctx         context.Context // the router's lifetime, cancelled last by Close
 	cancel      context.CancelFunc
@@ -81,6 +82,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 		ownChanged: make(chan struct{}, 1),
 		mesh:       newMeshTracer(),
 		recent:     newRecent(cfg.now),
+		reject:     newRejections(cfg.now),
 	}
 	defer func() {
 		if err != nil {
@@ -99,7 +101,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 
 	psOpts := append([]pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
-		pubsub.WithPeerScore(cfg.score, cfg.thresholds),
+		pubsub.WithPeerScore(g.scoreParams(), cfg.thresholds),
 		// Under validation pressure, drop messages from peers whose
 		// messages are mostly rejected or ignored.
 		pubsub.WithPeerGater(pubsub.NewPeerGaterParams(
@@ -124,6 +126,21 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	g.wg.Add(1)
 	go g.rebroadcastLoop()
 	return g, nil
+}
+
+// scoreParams returns a copy of the configured score parameters whose
+// application score includes the validator's rejection penalty.
+func (g *Gossip) scoreParams() *pubsub.PeerScoreParams {
+	p := *g.cfg.score
+	app := p.AppSpecificScore
+	p.AppSpecificScore = func(id peer.ID) float64 {
+		s := g.reject.score(id)
+		if app != nil {
+			s += app(id)
+		}
+		return s
+	}
+	return &p
 }
 
 // Publish publishes a signed card of this node once. It does not wait for

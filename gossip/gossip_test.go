@@ -208,12 +208,20 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 type scoreWatch struct {
 	mu     sync.Mutex
 	scores map[peer.ID]float64
+	n      int // inspections so far
 }
 
 func (w *scoreWatch) inspect(m map[peer.ID]float64) {
 	w.mu.Lock()
 	w.scores = m
+	w.n++
 	w.mu.Unlock()
+}
+
+func (w *scoreWatch) inspections() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
 }
 
 func (w *scoreWatch) score(p peer.ID) (float64, bool) {

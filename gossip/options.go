@@ -167,7 +167,9 @@ func WithMetrics(m Metrics) Option {
 }
 
 // PeerScore replaces the peer scoring parameters (default ScoreParams and
-// ScoreThresholds). The cards topic's parameters must be in p.Topics.
+// ScoreThresholds). The cards topic's parameters must be in p.Topics. New
+// adds the validator's rejection penalty (see ScoreParams) to
+// p.AppSpecificScore, on a copy of p.
 func PeerScore(p *pubsub.PeerScoreParams, t *pubsub.PeerScoreThresholds) Option {
 	return func(c *config) error {
 		if p == nil || t == nil {

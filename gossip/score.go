@@ -9,11 +9,19 @@ import (
 
 // ScoreParams returns the default peer scoring parameters. Cards are rare
 // (one per agent per change or rebroadcast), so the parameters reward
-// first deliveries a little, never punish a quiet mesh (no mesh delivery
-// deficit penalty) and punish invalid messages hard: one costs 100, and
-// the penalty grows with the square of the count, so five bring a peer to
-// the graylist. IP colocation is not penalized: testnets and many real
-// deployments put several nodes behind one address.
+// first deliveries a little and never punish a quiet mesh (no mesh
+// delivery deficit penalty). IP colocation is not penalized: testnets and
+// many real deployments put several nodes behind one address.
+//
+// Only the topic validator's Rejects count against a peer, and hard: New
+// adds to AppSpecificScore a penalty of -100 times the square of the
+// number of rejected messages the peer relayed (decaying over an hour),
+// so one costs 100 and five bring a peer to the graylist. GossipSub's own
+// invalid-message counter (P4, the topic's InvalidMessageDeliveriesWeight)
+// is off, because it also counts a message forwarded back to its
+// publisher, which other implementations (js-libp2p-gossipsub) honestly
+// do, and a message whose pubsub signature fails before the validator
+// sees it (the peer gater throttles peers that send those).
 func ScoreParams() *pubsub.PeerScoreParams {
 	return &pubsub.PeerScoreParams{
 		Topics:                    map[string]*pubsub.TopicScoreParams{Topic: TopicScoreParams()},
@@ -42,7 +50,9 @@ func TopicScoreParams() *pubsub.TopicScoreParams {
 		FirstMessageDeliveriesDecay:  pubsub.ScoreParameterDecay(time.Hour),
 		FirstMessageDeliveriesCap:    20,
 
-		InvalidMessageDeliveriesWeight: -100,
+		// Off: the validator's Rejects are counted by the application
+		// score instead (see ScoreParams). The decay must still be valid.
+		InvalidMessageDeliveriesWeight: 0,
 		InvalidMessageDeliveriesDecay:  pubsub.ScoreParameterDecay(time.Hour),
 	}
 }

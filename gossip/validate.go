@@ -24,6 +24,7 @@ func (g *Gossip) validate(_ context.Context, from peer.ID, msg *pubsub.Message) 
 		msg.ValidatorData = c
 		g.count.Accepted()
 	case res == pubsub.ValidationReject:
+		g.reject.add(from)
 		g.count.Rejected(reason)
 		g.cfg.log.Debug("card rejected", "peer", from, "publisher", msg.GetFrom(), "reason", reason)
 	default:

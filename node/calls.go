@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/p2p/net/swarm"
-	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
@@ -310,37 +310,7 @@ func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, 
 	for try := 0; try < maxRedials && n.redial(p, err); try++ {
 		reply, err = n.client.Call(ctx, p, method, body, opts...)
 	}
-	if n.relookup(ctx, p, err) {
-		reply, err = n.client.Call(ctx, p, method, body, opts...)
-	}
 	return reply, wrapUnreachable(p, err)
-}
-
-// relookup reports whether err is a failed dial to p after which the DHT
-// found addresses of p that were not known: p moved, or is a private node
-// reached through a relay, whose circuit addresses are not on its card
-// but are known to the peers it is connected to.
-func (n *Node) relookup(ctx context.Context, p peer.ID, err error) bool {
-	var de *swarm.DialError
-	if err == nil || p == n.host.ID() || !(errors.As(err, &de) || errors.Is(err, swarm.ErrNoAddresses) || errors.Is(err, swarm.ErrDialBackoff)) {
-		return false
-	}
-	ai, ferr := n.dht.FindPeer(ctx, p)
-	if ferr != nil {
-		return false
-	}
-	known := n.host.Peerstore().Addrs(p)
-	fresh := slices.DeleteFunc(ai.Addrs, func(a ma.Multiaddr) bool {
-		return slices.ContainsFunc(known, a.Equal)
-	})
-	if len(fresh) == 0 {
-		return false
-	}
-	if sw, ok := n.host.Network().(*swarm.Swarm); ok {
-		sw.Backoff().Clear(p) // the new addresses are worth a dial now
-	}
-	n.host.Peerstore().AddAddrs(p, fresh, cardAddrMinTTL)
-	return true
 }
 
 // maxRedials bounds the attempts redial allows after a call's first: one
@@ -348,20 +318,67 @@ func (n *Node) relookup(ctx context.Context, p peer.ID, err error) bool {
 // begun before they were learned.
 const maxRedials = 2
 
-// redial reports whether err is a dial that found no address for p while
-// p has addresses now, so that the call, never sent, may be tried again.
-// The addresses are re-learned from p's held card; if the peerstore holds
-// some already, the failed dial began before they were added (a call
-// joins a dial to the same peer that is under way, such as a background
-// describe).
+// redial reports whether the call that failed with err, never sent, may
+// be tried again at once:
+//   - a dial that found no address for p while p has addresses now: they
+//     are re-learned from p's held card, or else from the DHT; if the
+//     peerstore holds some already, the failed dial began before they were
+//     added (a call joins a dial to the same peer that is under way, such
+//     as a background describe);
+//   - a dial refused by libp2p's dial backoff (a dial to p failed moments
+//     ago, typically while p restarted): p's current addresses are looked
+//     up in the DHT and the backoff is cleared, so a peer that came back
+//     is reached without waiting for it to expire;
+//   - a dial that failed on every address: the call is tried again when
+//     the DHT knows addresses of p that the peerstore did not (p moved).
 func (n *Node) redial(p peer.ID, err error) bool {
-	if err == nil || !errors.Is(err, swarm.ErrNoAddresses) || p == n.host.ID() {
+	if err == nil || p == n.host.ID() {
 		return false
 	}
-	if len(n.host.Peerstore().Addrs(p)) > 0 {
+	var de *swarm.DialError
+	switch {
+	case errors.Is(err, swarm.ErrNoAddresses):
+		if len(n.host.Peerstore().Addrs(p)) > 0 {
+			return true
+		}
+		return n.learnAddrs(p, adp.AgentID(p)) || n.findPeer(p)
+	case errors.Is(err, swarm.ErrDialBackoff):
+		n.findPeer(p)
+		if sw, ok := n.host.Network().(*swarm.Swarm); ok {
+			sw.Backoff().Clear(p)
+		}
 		return true
+	case errors.As(err, &de):
+		return n.findPeer(p)
 	}
-	return n.learnAddrs(p, adp.AgentID(p))
+	return false
+}
+
+// findPeerTimeout bounds the DHT lookup of a peer's addresses on a call.
+const findPeerTimeout = 3 * time.Second
+
+// findPeer looks p up in the DHT (its signed peer record, as the peers
+// closest to it know it), adds the addresses found to the peerstore and
+// reports whether any was new.
+func (n *Node) findPeer(p peer.ID) bool {
+	ctx, cancel := context.WithTimeout(n.ctx, findPeerTimeout)
+	defer cancel()
+	ai, err := n.dht.FindPeer(ctx, p)
+	if err != nil {
+		n.log.Debug("find peer", "peer", p, "err", err)
+		return false
+	}
+	known := n.host.Peerstore().Addrs(p)
+	fresh := false
+	for _, a := range ai.Addrs {
+		if !slices.ContainsFunc(known, a.Equal) {
+			fresh = true
+		}
+	}
+	if fresh {
+		n.host.Peerstore().AddAddrs(p, ai.Addrs, peerstore.RecentlyConnectedAddrTTL)
+	}
+	return fresh
 }
 
 // wrapUnreachable marks an error that is neither a remote answer, nor a

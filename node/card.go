@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
@@ -109,7 +110,7 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 	if err := c.Sign(sk); err != nil {
 		return "", fmt.Errorf("node: sign card: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dataDir, cardFile), c.Raw(), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dataDir, cardFile), c.Raw(), 0o644); err != nil {
 		return "", fmt.Errorf("node: write card: %w", err)
 	}
 	return c.ID, nil
@@ -154,7 +155,7 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	if err := c.Sign(n.sk); err != nil {
 		return fmt.Errorf("node: sign card: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(n.cfg.DataDir, cardFile), c.Raw(), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(n.cfg.DataDir, cardFile), c.Raw(), 0o644); err != nil {
 		return fmt.Errorf("node: write card: %w", err)
 	}
 	if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpagent"
+	"github.com/adpnode/adpnode/node/peering"
 )
 
 // Defaults applied by DefaultConfig and, for zero values, by New.
@@ -100,6 +102,15 @@ type Config struct {
 	// network (see ReachConfig); it applies unless the node listens on
 	// loopback only.
 	Reach ReachConfig
+	// MDNS finds nodes on the local network by mDNS, with no bootstrap.
+	MDNS bool
+	// ReconnectBackoff paces the redials of a lost bootstrap or known peer
+	// (package node/peering); the zero value is peering.DefaultBackoff.
+	ReconnectBackoff peering.Backoff
+	// ConnectionGater exists for tests only: it decides which connections
+	// the host may make or accept (the partition tests split a network
+	// with one). Nil admits every connection.
+	ConnectionGater connmgr.ConnectionGater
 	// Tags is the skill tag taxonomy, the one the DHT announces and finds
 	// provider keys under and the discovery index ranks with; default
 	// tag.Default(). Every node of a network must use the same one.
@@ -182,6 +193,9 @@ func (c Config) Validate() error {
 	c.Reach.validate(bad)
 	if c.GossipInterval < 0 {
 		bad("gossip_interval", "must not be negative")
+	}
+	if c.ReconnectBackoff != (peering.Backoff{}) && (c.ReconnectBackoff.Base <= 0 || c.ReconnectBackoff.Max < c.ReconnectBackoff.Base) {
+		bad("reconnect_backoff", "base must be positive and max at least base")
 	}
 	if c.RepublishInterval < 0 {
 		bad("republish_interval", "must not be negative")
@@ -280,6 +294,7 @@ type fileConfig struct {
 	Reachability      *string  `json:"reachability"`
 	RelayService      *string  `json:"relay_service"`
 	NoPortMap         *bool    `json:"no_port_map"`
+	MDNS              *bool    `json:"mdns"`
 }
 
 // ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
@@ -328,6 +343,9 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	}
 	if fc.DemoAgent != nil {
 		cfg.DemoAgent = *fc.DemoAgent
+	}
+	if fc.MDNS != nil {
+		cfg.MDNS = *fc.MDNS
 	}
 	if fc.SmallMemory != nil {
 		cfg.SmallMemory = *fc.SmallMemory
@@ -383,6 +401,7 @@ const (
 	EnvDemoAgent      = "ADPNODE_DEMO_AGENT"
 	EnvGossipInterval = "ADPNODE_GOSSIP_INTERVAL"
 	EnvSmallMemory    = "ADPNODE_SMALL_MEMORY"
+	EnvMDNS           = "ADPNODE_MDNS"
 	EnvConfig         = "ADPNODE_CONFIG"
 )
 
@@ -414,7 +433,7 @@ func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) error {
 	for _, b := range []struct {
 		name string
 		dst  *bool
-	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}, {EnvSmallMemory, &cfg.SmallMemory}} {
+	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}, {EnvSmallMemory, &cfg.SmallMemory}, {EnvMDNS, &cfg.MDNS}} {
 		if v, ok := lookup(b.name); ok && v != "" {
 			x, err := strconv.ParseBool(v)
 			if err != nil {

@@ -36,8 +36,15 @@
 // 2 s after its first peer it also pulls the cards its bootstrap peers
 // hold (adp.discover with no criteria, at most 100, each verified). The
 // card carries the node's listen addresses as endpoints of protocol
-// libp2p, so any node holding it can dial the agent. [Node.Close]
-// shuts down in order — HTTP API, background loops, gossip, DHT,
+// libp2p, so any node holding it can dial the agent. From Start on,
+// package node/peering keeps the node on the network: bootstrap peers are
+// redialled with backoff for as long as it runs, the peers it met
+// (DataDir/peers.json) while it has few connections, mDNS finds local
+// peers when Config.MDNS is set, and the listen ports of the first run
+// (DataDir/listen.json) are reused for every listen address with port 0.
+// A call that libp2p's dial backoff refuses, or whose dial fails on every
+// address, looks the peer up in the DHT and is tried again. [Node.Close]
+// shuts down in order — HTTP API, background loops, peering, gossip, DHT,
 // invocation layer, host, store — waits for every goroutine the node
 // started, and is idempotent.
 //

@@ -30,6 +30,7 @@ type testNode struct {
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
+	listen            []string // default loopback TCP on a free port
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -65,6 +66,9 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		cfg.APIAddr = ""
 	}
 	cfg.AgentMCPCommand, cfg.AgentMCPURL = tn.agentMCPCommand, tn.agentMCPURL
+	if tn.listen != nil {
+		cfg.Listen = tn.listen
+	}
 	n, err := node.New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)

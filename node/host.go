@@ -2,6 +2,8 @@ package node
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -11,6 +13,7 @@ import (
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 
 	"github.com/adpnode/adpnode/internal/p2phost"
+	"github.com/adpnode/adpnode/node/peering"
 )
 
 // Resource-manager sizing. libp2p scales its defaults with memory and file
@@ -64,15 +67,41 @@ func hostLimits(raised []protocol.ID) rcmgr.ConcreteLimitConfig {
 // connection manager with the given water marks, and the reachability
 // options (ReachConfig.hostOptions). Metrics go nowhere
 // global; the node exports its own.
-func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int, reach ...p2phost.Option) (host.Host, error) {
+func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int, opts ...p2phost.Option) (host.Host, error) {
 	h, err := p2phost.New(sk, append([]p2phost.Option{
 		p2phost.WithListen(listen...),
 		p2phost.WithQUIC(),
 		p2phost.WithLimits(hostLimits(raised)),
 		p2phost.WithConnManager(low, high, time.Minute),
-	}, reach...)...)
+	}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
+	}
+	return h, nil
+}
+
+// openHost builds the node's host on cfg.Listen, where every address with
+// port 0 takes the port it had at the last run when that port is free
+// (peering.ReuseListen), and saves the addresses it listens on for the
+// next run. When listening on the old ports fails all the same, it logs
+// and starts on cfg.Listen as given.
+func openHost(sk crypto.PrivKey, cfg Config, raised []protocol.ID, reach ...p2phost.Option) (host.Host, error) {
+	file := filepath.Join(cfg.DataDir, peering.ListenFile)
+	listen := peering.ReuseListen(file, cfg.Listen, cfg.Logger)
+	opts := reach
+	if cfg.ConnectionGater != nil {
+		opts = append(slices.Clip(opts), p2phost.WithLibp2pOptions(libp2p.ConnectionGater(cfg.ConnectionGater)))
+	}
+	h, err := newHost(sk, listen, raised, cfg.ConnLow, cfg.ConnHigh, opts...)
+	if err != nil && !slices.Equal(listen, cfg.Listen) {
+		cfg.Logger.Warn("cannot listen on the ports of the last run; picking new ones", "err", err)
+		h, err = newHost(sk, cfg.Listen, raised, cfg.ConnLow, cfg.ConnHigh, opts...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := peering.SaveListen(file, h.Network().ListenAddresses()); err != nil {
+		cfg.Logger.Warn("listen ports not saved", "err", err)
 	}
 	return h, nil
 }

@@ -84,30 +84,3 @@ func loadIdentity(dataDir string) (crypto.PrivKey, error) {
 	}
 	return sk, nil
 }
-
-// writeFileAtomic replaces path with data through a temporary file and a
-// rename, so a crash leaves the old or the new content, never a mix.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(name, perm)
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		os.Remove(name)
-	}
-	return werr
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -62,6 +64,29 @@ func (n *Node) bootstrap(ctx context.Context) {
 			n.log.Warn("dht bootstrap", "err", err)
 		}
 	})
+}
+
+// newPeering builds the reconnection of the node (package node/peering):
+// the bootstrap peers, the known peers kept in the data directory, the DHT
+// to find moved peers again, and mDNS when asked.
+func (n *Node) newPeering(boot []peer.AddrInfo) (*peering.Peering, error) {
+	opts := []peering.Option{
+		peering.Bootstrap(boot...),
+		peering.KnownPeers(filepath.Join(n.cfg.DataDir, peering.KnownFile), 0),
+		peering.WithFinder(n.dht.FindPeer),
+		peering.Logger(n.log),
+	}
+	if n.cfg.ReconnectBackoff != (peering.Backoff{}) {
+		opts = append(opts, peering.WithBackoff(n.cfg.ReconnectBackoff))
+	}
+	if n.cfg.MDNS {
+		opts = append(opts, peering.MDNS(""))
+	}
+	p, err := peering.New(n.host, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("node: peering: %w", err)
+	}
+	return p, nil
 }
 
 // announceLoop waits for the first peer, starts the directory loop,

@@ -24,11 +24,13 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/liveness"
 	"github.com/adpnode/adpnode/node/mcpserver"
+	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -60,6 +62,8 @@ type Node struct {
 	index  *discovery.Discovery
 	live   *liveness.Tracker // connections, sightings and failed calls per agent
 	agent  toolAgent
+	// peering redials bootstrap and known peers for as long as the node runs.
+	peering *peering.Peering
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
 
@@ -171,7 +175,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.host, err = newHost(sk, cfg.Listen, []protocol.ID{aitp.ProtocolID}, cfg.ConnLow, cfg.ConnHigh, reach...); err != nil {
+	if n.host, err = openHost(sk, cfg, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
@@ -187,7 +191,10 @@ func New(cfg Config) (_ *Node, err error) {
 		closers = append(closers, func() error { n.agent.close(); return nil })
 	}
 
-	if n.server, err = aitp.NewServer(n.host, aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.reg)); err != nil {
+	// The server answers to the agent id: a message whose dst is empty or
+	// this id is served (docs/protocol.md §2).
+	if n.server, err = aitp.NewServer(n.host, aitp.WithLocalAddress(n.agentID),
+		aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.reg)); err != nil {
 		return nil, fmt.Errorf("node: aitp server: %w", err)
 	}
 	closers = append(closers, n.server.Close)
@@ -217,6 +224,11 @@ func New(cfg Config) (_ *Node, err error) {
 	if n.limits, err = newLimits(n.metrics.reg); err != nil {
 		return nil, err
 	}
+	if n.peering, err = n.newPeering(boot); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.peering.Close)
+
 	if n.gossip, err = gossip.New(n.host,
 		gossip.WithLimiter(n.limits.gossip),
 		gossip.WithChecker(n.intake.Checker()),
@@ -315,6 +327,9 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.goLoop(func(ctx context.Context) { n.livenessLoop(ctx, conns) })
 	n.bootstrap(ctx)
+	if err := n.peering.Start(); err != nil {
+		return fmt.Errorf("node: peering: %w", err)
+	}
 	if err := n.gossip.SetOwnCard(n.Card()); err != nil {
 		n.log.Warn("gossip own card", "err", err)
 	}
@@ -334,7 +349,7 @@ func (n *Node) serveAPI() error {
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
 		httpapi.WithMCP(mcpSrv.Handler()))
-	if err := writeFileAtomic(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
 		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())
 	}
@@ -367,7 +382,7 @@ func (n *Node) goLoop(f func(ctx context.Context)) {
 	}()
 }
 
-// Close shuts the node down in order: HTTP API, background loops, gossip,
+// Close shuts the node down in order: HTTP API, background loops, peering, gossip,
 // DHT, invocation layer, host, store. It waits for every goroutine the node
 // started and is idempotent.
 func (n *Node) Close() error {
@@ -393,7 +408,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.greetings.Close(), n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())

@@ -35,7 +35,9 @@
 // [NewInProcess] builds N node.Node instances in the calling process on
 // loopback TCP with the same cards, for tests of anything above the node;
 // [Network.WaitPropagation] and [WaitFor] poll instead of sleeping;
-// [Network.Close] closes every node and waits for their goroutines.
+// [Network.Stop] and [Network.Restart] stop a node and start it again on
+// its data directory (churn tests); [Network.Close] closes every node and
+// waits for their goroutines.
 //
 // The package never imports testing.
 package testnet

@@ -27,6 +27,7 @@ var DefaultInProcessListen = append([]string(nil), p2phost.DefaultListen...)
 // closes every node and removes the data directories it created.
 type Network struct {
 	nodes   []*node.Node
+	boot    []string // node 0's addresses, the others' bootstrap
 	base    string
 	ownBase bool
 	cfg     config
@@ -78,6 +79,7 @@ func NewInProcess(ctx context.Context, n int, opts ...Option) (_ *Network, err e
 	for _, a := range nw.nodes[0].Addrs() {
 		boot = append(boot, a.String())
 	}
+	nw.boot = boot
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := 1; i < n; i++ {
@@ -140,11 +142,58 @@ func (nw *Network) build(i int, bootstrap []string) (*node.Node, error) {
 	return nd, nil
 }
 
+// Stop closes node i and keeps its data directory, so that Restart can
+// start it again; Node(i) is nil until then.
+func (nw *Network) Stop(i int) error {
+	nw.mu.Lock()
+	nd := nw.nodes[i]
+	nw.nodes[i] = nil
+	nw.mu.Unlock()
+	if nd == nil {
+		return fmt.Errorf("%w: node %d is not running", ErrBadConfig, i)
+	}
+	if err := nd.Close(); err != nil {
+		return fmt.Errorf("testnet: stop node %d: %w", i, err)
+	}
+	return nil
+}
+
+// Restart builds node i again on its data directory, with the bootstrap
+// it had (none for node 0), and starts it. The node comes back with its
+// identity, its cards and, where free, its listen ports.
+func (nw *Network) Restart(ctx context.Context, i int) error {
+	nw.mu.Lock()
+	running := nw.nodes[i] != nil
+	nw.mu.Unlock()
+	if running {
+		return fmt.Errorf("%w: node %d is running", ErrBadConfig, i)
+	}
+	var boot []string
+	if i > 0 {
+		boot = nw.boot
+	}
+	nd, err := nw.build(i, boot)
+	if err != nil {
+		return err
+	}
+	if err := nd.Start(ctx); err != nil {
+		return errors.Join(fmt.Errorf("testnet: restart node %d: %w", i, err), nd.Close())
+	}
+	nw.mu.Lock()
+	nw.nodes[i] = nd
+	nw.mu.Unlock()
+	return nil
+}
+
 // Len returns the node count.
 func (nw *Network) Len() int { return len(nw.nodes) }
 
-// Node returns node i.
-func (nw *Network) Node(i int) *node.Node { return nw.nodes[i] }
+// Node returns node i, nil while it is stopped.
+func (nw *Network) Node(i int) *node.Node {
+	nw.mu.Lock()
+	defer nw.mu.Unlock()
+	return nw.nodes[i]
+}
 
 // Nodes returns the nodes (a fresh slice).
 func (nw *Network) Nodes() []*node.Node {
@@ -166,8 +215,8 @@ func (nw *Network) WaitFor(cond func() bool, timeout time.Duration) error {
 func (nw *Network) WaitPropagation(timeout time.Duration) error {
 	n := len(nw.nodes)
 	err := WaitFor(func() bool {
-		for _, nd := range nw.nodes {
-			if nd.CardCount() < n {
+		for _, nd := range nw.Nodes() {
+			if nd == nil || nd.CardCount() < n {
 				return false
 			}
 		}
@@ -177,8 +226,10 @@ func (nw *Network) WaitPropagation(timeout time.Duration) error {
 		return nil
 	}
 	var late []string
-	for i, nd := range nw.nodes {
-		if c := nd.CardCount(); c < n {
+	for i, nd := range nw.Nodes() {
+		if nd == nil {
+			late = append(late, fmt.Sprintf("node %d stopped", i))
+		} else if c := nd.CardCount(); c < n {
 			late = append(late, fmt.Sprintf("node %d holds %d/%d", i, c, n))
 		}
 	}

@@ -26,7 +26,7 @@ type runFlags struct {
 	announce, noAnnounce, simPublic          []string
 	reachability, relayService               string
 	noPortMap                                bool
-	directory, demoAgent, smallMemory        bool
+	directory, demoAgent, smallMemory, mdns  bool
 	gossipInterval                           time.Duration
 }
 
@@ -42,11 +42,17 @@ config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
 demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
-relay_service, no_port_map), the
+relay_service, no_port_map, mdns), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
 ADPNODE_BOOTSTRAP, ADPNODE_DIRECTORY, ADPNODE_AGENT_URL,
-ADPNODE_AGENT_MCP_COMMAND, ADPNODE_AGENT_MCP_URL, ADPNODE_DEMO_AGENT, ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY; lists
-comma separated) and flags.
+ADPNODE_AGENT_MCP_COMMAND, ADPNODE_AGENT_MCP_URL, ADPNODE_DEMO_AGENT,
+ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY, ADPNODE_MDNS; lists comma
+separated) and flags.
+
+The node never gives up on the network: bootstrap peers are retried with
+backoff for as long as it runs, the peers it met are kept in DIR/peers.json
+and redialled when it has few connections, and the listen ports picked at
+the first start (DIR/listen.json) are reused unless --listen names a port.
 
 The HTTP API's base URL is written to DIR/api once it listens.`,
 		Args: cobra.NoArgs,
@@ -77,6 +83,7 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.StringVar(&rf.agentMCPCommand, "agent-mcp-command", "", `run this MCP server over stdio ("npx -y @scope/server arg"); its tools become the card's tools`)
 	f.StringVar(&rf.agentMCPURL, "agent-mcp-url", "", "connect to this Streamable HTTP MCP server; its tools become the card's tools")
 	f.BoolVar(&rf.demoAgent, "demo-agent", false, "serve the built-in demo tools (echo, wordcount, reverse)")
+	f.BoolVar(&rf.mdns, "mdns", false, "find nodes on the local network by mDNS, with no bootstrap")
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -125,6 +132,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("demo-agent") {
 		cfg.DemoAgent = rf.demoAgent
+	}
+	if f.Changed("mdns") {
+		cfg.MDNS = rf.mdns
 	}
 	if f.Changed("small-memory") {
 		cfg.SmallMemory = rf.smallMemory

@@ -1,0 +1,67 @@
+package peering
+
+import (
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// schedule keeps, per peer that failed to dial, the failures so far and
+// when the next attempt is due. It is safe for concurrent use.
+type schedule struct {
+	backoff Backoff
+	rand    func() float64
+
+	mu    sync.Mutex
+	peers map[peer.ID]attempt
+}
+
+type attempt struct {
+	failures int
+	next     time.Time
+	dialling bool
+}
+
+func newSchedule(b Backoff, rand func() float64) *schedule {
+	return &schedule{backoff: b, rand: rand, peers: make(map[peer.ID]attempt)}
+}
+
+// begin reports whether p may be dialled at now (no dial under way, the
+// next attempt due) and, if so, marks a dial under way.
+func (s *schedule) begin(p peer.ID, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.peers[p]
+	if a.dialling || now.Before(a.next) {
+		return false
+	}
+	a.dialling = true
+	s.peers[p] = a
+	return true
+}
+
+// failed ends a dial that failed at now and returns the wait before the
+// next attempt.
+func (s *schedule) failed(p peer.ID, now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.peers[p]
+	d := s.backoff.Delay(a.failures, s.rand())
+	s.peers[p] = attempt{failures: a.failures + 1, next: now.Add(d)}
+	return d
+}
+
+// succeeded ends a dial that connected: p starts afresh.
+func (s *schedule) succeeded(p peer.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.peers, p)
+}
+
+// failures returns p's consecutive failures.
+func (s *schedule) failures(p peer.ID) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peers[p].failures
+}
