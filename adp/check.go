@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -83,6 +84,37 @@ type Checker struct {
 	// verified is nil in the zero Checker.
 	verified *digestset.Set
 	verifies atomic.Uint64
+
+	// inflight holds the digests being checked now, so that the same
+	// bytes arriving on two paths at once are verified once: the later
+	// check waits for the first and then finds it remembered.
+	mu       sync.Mutex
+	inflight map[digestset.Digest]chan struct{}
+}
+
+// begin claims the check of sum. It returns leader true and a channel to
+// pass to end when no check of sum is under way; otherwise leader false
+// and a channel that is closed when that check ends.
+func (k *Checker) begin(sum digestset.Digest) (done chan struct{}, leader bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ch, ok := k.inflight[sum]; ok {
+		return ch, false
+	}
+	if k.inflight == nil {
+		k.inflight = make(map[digestset.Digest]chan struct{})
+	}
+	ch := make(chan struct{})
+	k.inflight[sum] = ch
+	return ch, true
+}
+
+// end releases the check of sum that begin granted.
+func (k *Checker) end(sum digestset.Digest, done chan struct{}) {
+	k.mu.Lock()
+	delete(k.inflight, sum)
+	k.mu.Unlock()
+	close(done)
 }
 
 // NewChecker returns a Checker that remembers the last memo encodings that
@@ -140,12 +172,22 @@ func check(raw []byte, owner peer.ID, k *Checker) (*Card, error) {
 		}
 	}
 	// 4 and 5. Validation rules and signature, skipped for bytes that
-	// passed before.
+	// passed before, and checked once when the same bytes arrive on
+	// several paths at the same moment.
 	var sum digestset.Digest
 	memo := k != nil && k.verified != nil
 	if memo {
-		if sum = sha256.Sum256(raw); k.verified.Has(sum) {
-			return c, nil
+		sum = sha256.Sum256(raw)
+		for {
+			if k.verified.Has(sum) {
+				return c, nil
+			}
+			done, leader := k.begin(sum)
+			if leader {
+				defer k.end(sum, done)
+				break
+			}
+			<-done
 		}
 	}
 	if err := c.Validate(); err != nil {
