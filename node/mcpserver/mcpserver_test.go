@@ -339,7 +339,7 @@ func checkTools(t *testing.T, c *client, a, b *node.Node) {
 			mcpserver.ToolDescribe: {"agent": id},
 		} {
 			msg := callErr(t, c, tool, args)
-			if !strings.Contains(msg, tool+" failed") || !strings.Contains(msg, "unreachable") && !strings.Contains(msg, "not_found") {
+			if !strings.Contains(msg, tool+" failed") || !strings.Contains(msg, "not reachable") && !strings.Contains(msg, "not_found") {
 				t.Errorf("%s of an unknown agent: %q, want a tool error saying it is not found or unreachable", tool, msg)
 			}
 			t.Logf("%s of an unknown agent: %s", tool, msg)
