@@ -28,6 +28,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/adpnode/adpnode/scripts/internal/benchfmt"
 )
 
 func main() {
@@ -83,15 +85,6 @@ type card struct {
 	Description string   `json:"description"`
 	Skills      []string `json:"skills,omitempty"`
 	Tools       []tool   `json:"tools"`
-}
-
-type request struct {
-	Query string `json:"query"`
-}
-
-type query struct {
-	ID      string  `json:"id"`
-	Request request `json:"request"`
 }
 
 // agentID names the card of an api_name.
@@ -180,7 +173,7 @@ func convert(data, set, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeLines(filepath.Join(out, "cards.jsonl"), cards); err != nil {
+	if err := benchfmt.WriteLines(filepath.Join(out, "cards.jsonl"), cards); err != nil {
 		return err
 	}
 	f, err := os.Open(filepath.Join(data, set+"_eval.json"))
@@ -207,13 +200,13 @@ func convert(data, set, out string) error {
 			continue
 		}
 		qid := fmt.Sprintf("g%04d", n)
-		queries = append(queries, query{ID: qid, Request: request{Query: ins}})
+		queries = append(queries, benchfmt.NewQuery(qid, ins))
 		fmt.Fprintf(&qrels, "%s\t%s\t1\n", qid, agentID(set, e.APIData.APIName))
 	}
 	if err := sc.Err(); err != nil {
 		return err
 	}
-	if err := writeLines(filepath.Join(out, "queries.jsonl"), queries); err != nil {
+	if err := benchfmt.WriteLines(filepath.Join(out, "queries.jsonl"), queries); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, "qrels.tsv"), []byte(qrels.String()), 0o644); err != nil {
@@ -256,25 +249,4 @@ func readCards(path, set string) ([]any, map[string]bool, error) {
 		cards = append(cards, c)
 	}
 	return cards, names, sc.Err()
-}
-
-func writeLines(path string, vs []any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -30,6 +30,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/adpnode/adpnode/scripts/internal/benchfmt"
 )
 
 func main() {
@@ -52,15 +54,6 @@ type card struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
-}
-
-type request struct {
-	Query string `json:"query"`
-}
-
-type query struct {
-	ID      string  `json:"id"`
-	Request request `json:"request"`
 }
 
 // agentID names the card of a plugin key.
@@ -131,7 +124,7 @@ func convert(data, out string) error {
 		}
 		cards = append(cards, c)
 	}
-	if err := writeLines(filepath.Join(out, "cards.jsonl"), cards); err != nil {
+	if err := benchfmt.WriteLines(filepath.Join(out, "cards.jsonl"), cards); err != nil {
 		return err
 	}
 
@@ -165,7 +158,7 @@ func convert(data, out string) error {
 			return fmt.Errorf("all_clean_data.csv row %d: %d fields", n, len(rec))
 		}
 		qid := fmt.Sprintf("s%05d", n)
-		queries = append(queries, query{ID: qid, Request: request{Query: rec[0]}})
+		queries = append(queries, benchfmt.NewQuery(qid, rec[0]))
 		if err := label(qid, rec[1]); err != nil {
 			return err
 		}
@@ -179,14 +172,14 @@ func convert(data, out string) error {
 	}
 	for n, m := range multi {
 		qid := fmt.Sprintf("m%03d", n+1)
-		queries = append(queries, query{ID: qid, Request: request{Query: m.Query}})
+		queries = append(queries, benchfmt.NewQuery(qid, m.Query))
 		for _, k := range m.Tool {
 			if err := label(qid, k); err != nil {
 				return err
 			}
 		}
 	}
-	if err := writeLines(filepath.Join(out, "queries.jsonl"), queries); err != nil {
+	if err := benchfmt.WriteLines(filepath.Join(out, "queries.jsonl"), queries); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, "qrels.tsv"), []byte(qrels.String()), 0o644); err != nil {
@@ -194,25 +187,4 @@ func convert(data, out string) error {
 	}
 	fmt.Printf("%d cards, %d queries written to %s\n", len(cards), len(queries), out)
 	return nil
-}
-
-func writeLines(path string, vs []any) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
