@@ -2,15 +2,14 @@ package node_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/apitest"
 	"github.com/adpnode/adpnode/node"
 )
 
@@ -104,27 +103,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // api sends a request to n's HTTP API and returns status and body.
 func api(t testing.TB, n *node.Node, method, path, body string) (int, string) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, n.APIURL()+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	return apitest.Do(t, n.APIURL(), method, path, body)
 }
 
 // addrOf returns n's first full multiaddr, for bootstrapping others.

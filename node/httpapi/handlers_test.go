@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adpnode/adpnode/internal/apitest"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
 
@@ -22,27 +23,7 @@ func handlerURL(t *testing.T) string {
 // api sends a request to the API at base and returns status and body.
 func api(t testing.TB, base, method, path, body string) (int, string) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	return apitest.Do(t, base, method, path, body)
 }
 
 // decodeError decodes an answer in the discovery profile's error model.
