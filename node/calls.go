@@ -17,6 +17,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
@@ -121,7 +122,7 @@ func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) 
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
-	reply, err := n.call(ctx, p, method, body, n.callOptions(id, method)...)
+	reply, err := n.invokeRoutes(ctx, p, id, method, body)
 	lat := time.Since(start)
 	n.recordCall(id, method, err, lat)
 	if err != nil {
@@ -142,7 +143,7 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
-	err = n.stream(ctx, p, method, body, fn)
+	err = n.streamRoutes(ctx, p, id, method, body, fn)
 	n.recordCall(id, method, err, time.Since(start))
 	return err
 }
@@ -407,6 +408,8 @@ func (e *unreachableError) Error() string {
 		return "agent " + e.agent + " is not reachable (no address is known for it)"
 	case errors.Is(e.err, aitp.ErrCircuitOpen):
 		return "agent " + e.agent + " is not reachable (it failed repeatedly; calls resume after a cool-down)"
+	case errors.Is(e.err, a2aclient.ErrUnreachable), errors.Is(e.err, a2aclient.ErrRefusedURL):
+		return "agent " + e.agent + " is not reachable (" + errText(e.err) + ")"
 	}
 	return "agent " + e.agent + " is not reachable (the connection failed or was lost)"
 }

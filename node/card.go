@@ -13,12 +13,13 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/route"
 	"github.com/adpnode/adpnode/store"
 )
 
 // EndpointProtocol is the protocol of the endpoint Init puts on a card:
 // AITP over libp2p, addressed by the agent id.
-const EndpointProtocol = "aitp"
+const EndpointProtocol = route.ProtocolAITP
 
 // InitOptions describe the card Init creates.
 type InitOptions struct {

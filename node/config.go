@@ -82,6 +82,12 @@ type Config struct {
 	// AgentMCPURL connects to this Streamable HTTP MCP server, as
 	// AgentMCPCommand does to a command. "" = none.
 	AgentMCPURL string
+	// A2AAllowPrivate lets invoke call A2A endpoints (of agents whose card
+	// lists one) on loopback and private addresses; by default only public
+	// addresses are called, so that a card from the network cannot make
+	// the node call into its own machine or network. Link-local and cloud
+	// metadata addresses are refused either way (package node/a2aclient).
+	A2AAllowPrivate bool
 	// DemoAgent serves the built-in demo tools in-process (and puts them on
 	// the card); other tools still go to AgentURL when set.
 	DemoAgent bool
@@ -295,6 +301,7 @@ type fileConfig struct {
 	RelayService      *string  `json:"relay_service"`
 	NoPortMap         *bool    `json:"no_port_map"`
 	MDNS              *bool    `json:"mdns"`
+	A2AAllowPrivate   *bool    `json:"a2a_allow_private"`
 }
 
 // ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
@@ -347,6 +354,9 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	if fc.MDNS != nil {
 		cfg.MDNS = *fc.MDNS
 	}
+	if fc.A2AAllowPrivate != nil {
+		cfg.A2AAllowPrivate = *fc.A2AAllowPrivate
+	}
 	if fc.SmallMemory != nil {
 		cfg.SmallMemory = *fc.SmallMemory
 	}
@@ -390,19 +400,20 @@ func ApplyConfigFile(cfg *Config, path string) error {
 
 // Environment variables read by ApplyEnv. List values are comma separated.
 const (
-	EnvDataDir        = "ADPNODE_DATA_DIR"
-	EnvAPI            = "ADPNODE_API"
-	EnvListen         = "ADPNODE_LISTEN"
-	EnvBootstrap      = "ADPNODE_BOOTSTRAP"
-	EnvDirectory      = "ADPNODE_DIRECTORY"
-	EnvAgentURL       = "ADPNODE_AGENT_URL"
-	EnvAgentMCPCmd    = "ADPNODE_AGENT_MCP_COMMAND"
-	EnvAgentMCPURL    = "ADPNODE_AGENT_MCP_URL"
-	EnvDemoAgent      = "ADPNODE_DEMO_AGENT"
-	EnvGossipInterval = "ADPNODE_GOSSIP_INTERVAL"
-	EnvSmallMemory    = "ADPNODE_SMALL_MEMORY"
-	EnvMDNS           = "ADPNODE_MDNS"
-	EnvConfig         = "ADPNODE_CONFIG"
+	EnvDataDir         = "ADPNODE_DATA_DIR"
+	EnvAPI             = "ADPNODE_API"
+	EnvListen          = "ADPNODE_LISTEN"
+	EnvBootstrap       = "ADPNODE_BOOTSTRAP"
+	EnvDirectory       = "ADPNODE_DIRECTORY"
+	EnvAgentURL        = "ADPNODE_AGENT_URL"
+	EnvAgentMCPCmd     = "ADPNODE_AGENT_MCP_COMMAND"
+	EnvAgentMCPURL     = "ADPNODE_AGENT_MCP_URL"
+	EnvDemoAgent       = "ADPNODE_DEMO_AGENT"
+	EnvGossipInterval  = "ADPNODE_GOSSIP_INTERVAL"
+	EnvSmallMemory     = "ADPNODE_SMALL_MEMORY"
+	EnvMDNS            = "ADPNODE_MDNS"
+	EnvA2AAllowPrivate = "ADPNODE_A2A_ALLOW_PRIVATE"
+	EnvConfig          = "ADPNODE_CONFIG"
 )
 
 // ApplyEnv overlays the ADPNODE_* variables found by lookup (os.LookupEnv
@@ -433,7 +444,7 @@ func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) error {
 	for _, b := range []struct {
 		name string
 		dst  *bool
-	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}, {EnvSmallMemory, &cfg.SmallMemory}, {EnvMDNS, &cfg.MDNS}} {
+	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}, {EnvSmallMemory, &cfg.SmallMemory}, {EnvMDNS, &cfg.MDNS}, {EnvA2AAllowPrivate, &cfg.A2AAllowPrivate}} {
 		if v, ok := lookup(b.name); ok && v != "" {
 			x, err := strconv.ParseBool(v)
 			if err != nil {

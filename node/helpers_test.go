@@ -30,6 +30,7 @@ type testNode struct {
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
 	listen            []string // default loopback TCP on a free port
+	a2aAllowPrivate   bool     // see node.Config.A2AAllowPrivate
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -48,18 +49,19 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		}
 	}
 	cfg := node.Config{
-		DataDir:        dir,
-		Listen:         []string{"/ip4/127.0.0.1/tcp/0"},
-		APIAddr:        "127.0.0.1:0",
-		Bootstrap:      tn.bootstrap,
-		Directory:      tn.directory,
-		DemoAgent:      tn.demo,
-		AgentURL:       tn.agentURL,
-		SmallMemory:    true,
-		CardTTL:        tn.cardTTL,
-		GossipInterval: tn.gossipInterval,
-		Logger:         testLogger(t),
-		Clock:          tn.clock,
+		DataDir:         dir,
+		Listen:          []string{"/ip4/127.0.0.1/tcp/0"},
+		APIAddr:         "127.0.0.1:0",
+		Bootstrap:       tn.bootstrap,
+		Directory:       tn.directory,
+		DemoAgent:       tn.demo,
+		AgentURL:        tn.agentURL,
+		SmallMemory:     true,
+		CardTTL:         tn.cardTTL,
+		GossipInterval:  tn.gossipInterval,
+		Logger:          testLogger(t),
+		Clock:           tn.clock,
+		A2AAllowPrivate: tn.a2aAllowPrivate,
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""

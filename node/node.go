@@ -25,6 +25,7 @@ import (
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
+	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
@@ -57,6 +58,7 @@ type Node struct {
 	reach  *reachWatch
 	server *aitp.Server
 	client *aitp.Client
+	a2a    *a2aclient.Client // calls agents whose card lists an A2A endpoint (see a2a.go)
 	dht    *dht.DHT
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
@@ -200,6 +202,8 @@ func New(cfg Config) (_ *Node, err error) {
 	closers = append(closers, n.server.Close)
 	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.reg))
 	closers = append(closers, n.client.Close)
+	n.a2a = a2aclient.New(a2aclient.WithPrivateAddresses(n.cfg.A2AAllowPrivate), a2aclient.WithLogger(n.log))
+	closers = append(closers, n.a2a.Close)
 
 	// Subscribe to peer identification before the DHT dials its bootstrap
 	// peers, so that the greeting reaches them too.
@@ -414,7 +418,7 @@ func (n *Node) Close() error {
 			errs = append(errs, n.server.Close())
 		}
 		cancel()
-		errs = append(errs, n.client.Close())
+		errs = append(errs, n.client.Close(), n.a2a.Close())
 		if n.agent != nil {
 			n.agent.close()
 		}

@@ -9,12 +9,13 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/route"
 )
 
 // EndpointLibp2p is the protocol of the endpoints that carry the node's
 // listen addresses (full multiaddrs ending in /p2p/<peer id>), so that any
 // node holding the card can dial its agent, connected before or not.
-const EndpointLibp2p = "libp2p"
+const EndpointLibp2p = route.ProtocolLibp2p
 
 // cardAddrMinTTL and cardAddrMaxTTL bound how long addresses learned
 // from a card stay in the peerstore: until the card's expiry, at least a

@@ -27,6 +27,7 @@ type runFlags struct {
 	reachability, relayService               string
 	noPortMap                                bool
 	directory, demoAgent, smallMemory, mdns  bool
+	a2aAllowPrivate                          bool
 	gossipInterval                           time.Duration
 }
 
@@ -42,12 +43,17 @@ config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
 demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
-relay_service, no_port_map, mdns), the
+relay_service, no_port_map, mdns, a2a_allow_private), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
 ADPNODE_BOOTSTRAP, ADPNODE_DIRECTORY, ADPNODE_AGENT_URL,
 ADPNODE_AGENT_MCP_COMMAND, ADPNODE_AGENT_MCP_URL, ADPNODE_DEMO_AGENT,
-ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY, ADPNODE_MDNS; lists comma
-separated) and flags.
+ADPNODE_GOSSIP_INTERVAL, ADPNODE_SMALL_MEMORY, ADPNODE_MDNS,
+ADPNODE_A2A_ALLOW_PRIVATE; lists comma separated) and flags.
+
+An agent whose card lists an A2A JSON-RPC endpoint (protocol a2a, jsonrpc
+or http+json) and no AITP one is invoked over A2A; endpoints are tried by
+their priority, AITP first on a tie. Only public addresses are called
+unless --a2a-allow-private; link-local and cloud metadata addresses never.
 
 The node never gives up on the network: bootstrap peers are retried with
 backoff for as long as it runs, the peers it met are kept in DIR/peers.json
@@ -84,6 +90,7 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.StringVar(&rf.agentMCPURL, "agent-mcp-url", "", "connect to this Streamable HTTP MCP server; its tools become the card's tools")
 	f.BoolVar(&rf.demoAgent, "demo-agent", false, "serve the built-in demo tools (echo, wordcount, reverse)")
 	f.BoolVar(&rf.mdns, "mdns", false, "find nodes on the local network by mDNS, with no bootstrap")
+	f.BoolVar(&rf.a2aAllowPrivate, "a2a-allow-private", false, "let invoke call A2A endpoints on loopback and private addresses (never link-local or cloud metadata ones)")
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -135,6 +142,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("mdns") {
 		cfg.MDNS = rf.mdns
+	}
+	if f.Changed("a2a-allow-private") {
+		cfg.A2AAllowPrivate = rf.a2aAllowPrivate
 	}
 	if f.Changed("small-memory") {
 		cfg.SmallMemory = rf.smallMemory
