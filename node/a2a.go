@@ -59,7 +59,11 @@ func (n *Node) streamRoutes(ctx context.Context, p peer.ID, id, method string, b
 }
 
 func a2aEndpoint(t route.Target) a2aclient.Endpoint {
-	return a2aclient.Endpoint{URL: t.URL, ProtocolVersion: t.Version}
+	ep := a2aclient.Endpoint{URL: t.URL, ProtocolVersion: t.Version}
+	if t.REST {
+		ep.Binding = a2aclient.BindingREST
+	}
+	return ep
 }
 
 // a2aError maps an A2A call's failure to the node's errors: an endpoint

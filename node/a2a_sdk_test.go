@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,8 +91,9 @@ func startSDKServer(t *testing.T) string {
 
 // sdkCard is the ADP card of the SDK server's agent, converted from the
 // A2A card it serves (so its endpoints are what the A2A import makes of
-// supportedInterfaces) and signed by Key(b).
-func sdkCard(t *testing.T, endpointURL string, b byte) *adp.Card {
+// supportedInterfaces), with only the endpoints of the given protocols
+// (a JSON-RPC one and an HTTP+JSON one are expected), signed by Key(b).
+func sdkCard(t *testing.T, endpointURL string, b byte, protocols ...string) *adp.Card {
 	t.Helper()
 	base := strings.TrimSuffix(endpointURL, "/a2a")
 	resp, err := http.Get(base + bridge.A2AWellKnownPath)
@@ -107,6 +109,14 @@ func sdkCard(t *testing.T, endpointURL string, b byte) *adp.Card {
 	if err != nil {
 		t.Fatalf("FromA2A: %v\n%s", err, doc)
 	}
+	var have []string
+	for _, e := range c.Endpoints {
+		have = append(have, e.Protocol)
+	}
+	if !slices.Contains(have, "jsonrpc") || !slices.Contains(have, "http+json") {
+		t.Fatalf("endpoints of the converted card: %v", have)
+	}
+	c.Endpoints = slices.DeleteFunc(c.Endpoints, func(e adp.Endpoint) bool { return !slices.Contains(protocols, e.Protocol) })
 	sk := cardtest.Key(t, b)
 	pid, err := peer.IDFromPrivateKey(sk)
 	if err != nil {
@@ -126,7 +136,7 @@ func sdkCard(t *testing.T, endpointURL string, b byte) *adp.Card {
 func TestInvokeA2ASDKServer(t *testing.T) {
 	url := startSDKServer(t)
 	n := startNode(t, testNode{name: "caller", a2aAllowPrivate: true})
-	id := importA2A(t, n, sdkCard(t, url, 0x61))
+	id := importA2A(t, n, sdkCard(t, url, 0x61, "jsonrpc", "http+json"))
 
 	code, body := api(t, n, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"upper","body":{"text":"hello a2a"}}`, id))
 	var out struct {
@@ -142,6 +152,17 @@ func TestInvokeA2ASDKServer(t *testing.T) {
 	code, body = api(t, n, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"translate","body":{}}`, id))
 	if code != http.StatusBadGateway || !strings.Contains(body, "failed: unknown tool translate") {
 		t.Fatalf("invoke of a tool the agent lacks: %d %s", code, body)
+	}
+
+	// The HTTP+JSON (REST) binding of the same agent.
+	idREST := importA2A(t, n, sdkCard(t, url, 0x63, "http+json"))
+	code, body = api(t, n, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"upper","body":{"text":"rest call"}}`, idREST))
+	if code != 200 || !strings.Contains(body, `"body":["REST","CALL"]`) {
+		t.Fatalf("invoke over HTTP+JSON: %d %s", code, body)
+	}
+	code, body = api(t, n, "POST", "/v1/invoke", fmt.Sprintf(`{"agent":%q,"method":"upper","stream":true,"body":{"text":"x y"}}`, idREST))
+	if code != 200 || body != "\"X\"\n\"Y\"\n" {
+		t.Fatalf("invoke stream over HTTP+JSON: %d %q", code, body)
 	}
 
 	// The same server called as A2A 0.3 (the SDK's compatibility layer).

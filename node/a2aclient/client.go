@@ -25,7 +25,17 @@ type Endpoint struct {
 	// endpoint; "" means Version. A 0.x version makes the client use the
 	// 0.3 method names from the start.
 	ProtocolVersion string
+	// Binding is the A2A protocol binding: BindingJSONRPC (the default) or
+	// BindingREST.
+	Binding string
 }
+
+// Protocol bindings (A2A 1.0, Section 5), as supportedInterfaces names
+// them.
+const (
+	BindingJSONRPC = "JSONRPC"
+	BindingREST    = "HTTP+JSON"
+)
 
 // legacy reports whether the endpoint speaks A2A 0.x.
 func (e Endpoint) legacy() bool { return strings.HasPrefix(e.ProtocolVersion, "0.") }
@@ -119,10 +129,10 @@ func (c *Client) Send(ctx context.Context, ep Endpoint, tool string, args json.R
 		return nil, err
 	}
 	legacy := ep.legacy()
-	result, err := c.rpc(ctx, u.String(), legacy, false, tool, args, nil)
+	result, err := c.send(ctx, ep, u.String(), legacy, tool, args)
 	if !legacy && fallBack(err) {
 		legacy = true
-		result, err = c.rpc(ctx, u.String(), legacy, false, tool, args, nil)
+		result, err = c.send(ctx, ep, u.String(), legacy, tool, args)
 	}
 	if err != nil {
 		return nil, err
@@ -134,6 +144,15 @@ func (c *Client) Send(ctx context.Context, ep Endpoint, tool string, args json.R
 	return ev.final()
 }
 
+// send makes one send request.
+func (c *Client) send(ctx context.Context, ep Endpoint, u string, legacy bool, tool string, args json.RawMessage) (json.RawMessage, error) {
+	ex, err := c.newExchange(ep, u, legacy, false, tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return c.do(ctx, ex, nil)
+}
+
 // fallBack reports whether err says the server does not speak A2A 1.0's
 // method names: a 0.3 server answers "method not found" or "version not
 // supported".
@@ -142,82 +161,108 @@ func fallBack(err error) bool {
 	return errors.As(err, &re) && (re.Code == CodeMethodNotFound || re.Code == CodeVersionNotSupported)
 }
 
-// request builds the JSON-RPC request for a call of tool.
-func (c *Client) request(legacy, stream bool, tool string, args json.RawMessage) (id string, body []byte, err error) {
-	id = "adpnode-" + strconv.FormatUint(c.nextID.Add(1), 10)
-	method := methodSend
-	switch {
-	case legacy && stream:
-		method = legacyMethodStream
-	case legacy:
-		method = legacyMethodSend
-	case stream:
-		method = methodStream
-	}
+// exchange is one HTTP request of a call and how its answer is read.
+type exchange struct {
+	url     string // the request URL
+	version string // the A2A-Version header
+	body    []byte
+	stream  bool
+	// unwrap returns the result in a reply body or in one event's data:
+	// the JSON-RPC envelope's result, or (REST) the JSON itself.
+	unwrap func([]byte) (json.RawMessage, error)
+	// failure reads an answer that is not 2xx (its HTTP status and body):
+	// the *RemoteError it carries, or nil.
+	failure func(status int, raw []byte) error
+}
+
+// newExchange builds the request that calls tool on ep, at the base URL u,
+// in the 0.3 shapes when legacy is set.
+func (c *Client) newExchange(ep Endpoint, u string, legacy, stream bool, tool string, args json.RawMessage) (*exchange, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	if !json.Valid(args) {
-		return "", nil, errors.New("a2a: the arguments are not valid JSON")
+		return nil, errors.New("a2a: the arguments are not valid JSON")
 	}
-	body, err = json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"method":  method,
-		"params":  map[string]any{"message": newMessage(id, legacy, tool, args)},
-	})
-	return id, body, err
+	id := "adpnode-" + strconv.FormatUint(c.nextID.Add(1), 10)
+	ex := &exchange{url: u, version: Version, stream: stream}
+	if legacy {
+		ex.version = LegacyVersion
+	}
+	params := map[string]any{"message": newMessage(id, legacy, tool, args)}
+	var err error
+	if ep.Binding == BindingREST {
+		ex.url = strings.TrimSuffix(u, "/") + restPath(legacy, stream)
+		ex.body, err = json.Marshal(params)
+		ex.unwrap, ex.failure = restResult, restFailure
+		return ex, err
+	}
+	ex.body, err = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": rpcMethod(legacy, stream), "params": params})
+	ex.unwrap = func(raw []byte) (json.RawMessage, error) { return decodeResponse(raw, id) }
+	ex.failure = func(_ int, raw []byte) error {
+		var re *RemoteError
+		if _, err := decodeResponse(raw, id); errors.As(err, &re) {
+			return re
+		}
+		return nil
+	}
+	return ex, err
 }
 
-// rpc posts one JSON-RPC request and returns its result. With stream set
-// it asks for an event stream and hands each event's result to onEvent;
-// a JSON answer to a stream request (an error, or a server that answers
-// a stream request with one reply) is returned as for a plain request.
-func (c *Client) rpc(ctx context.Context, url string, legacy, stream bool, tool string, args json.RawMessage, onEvent func(json.RawMessage) (bool, error)) (json.RawMessage, error) {
-	id, body, err := c.request(legacy, stream, tool, args)
-	if err != nil {
-		return nil, err
+// rpcMethod is the JSON-RPC method of a send or stream.
+func rpcMethod(legacy, stream bool) string {
+	switch {
+	case legacy && stream:
+		return legacyMethodStream
+	case legacy:
+		return legacyMethodSend
+	case stream:
+		return methodStream
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	return methodSend
+}
+
+// do posts one request and returns its result. For a stream it reads the
+// events and hands each result to onEvent; a JSON answer to a stream
+// request (an error, or a server that answers a stream request with one
+// reply) is returned as for a plain request.
+func (c *Client) do(ctx context.Context, ex *exchange, onEvent func(json.RawMessage) (bool, error)) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ex.url, bytes.NewReader(ex.body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRefusedURL, err)
 	}
-	version := Version
-	if legacy {
-		version = LegacyVersion
-	}
 	req.Header.Set("Content-Type", mediaJSON)
-	req.Header.Set(VersionHeader, version)
+	req.Header.Set(VersionHeader, ex.version)
 	req.Header.Set("Accept", mediaJSON)
-	if stream {
+	if ex.stream {
 		req.Header.Set("Accept", mediaSSE+", "+mediaJSON)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, c.transportError(ctx, url, err)
+		return nil, c.transportError(ctx, ex.url, err)
 	}
 	defer resp.Body.Close()
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if stream && ct == mediaSSE && resp.StatusCode/100 == 2 {
-		return nil, c.readEvents(ctx, url, resp.Body, id, onEvent)
+	ok := resp.StatusCode/100 == 2
+	if ex.stream && ct == mediaSSE && ok {
+		return nil, c.readEvents(ctx, ex.url, resp.Body, ex.unwrap, onEvent)
 	}
 	raw, err := readBounded(resp.Body, c.cfg.maxReply)
 	if err != nil {
-		return nil, c.readError(ctx, url, err)
+		return nil, c.readError(ctx, ex.url, err)
 	}
-	result, rerr := decodeResponse(raw, id)
-	var re *RemoteError
-	switch {
-	case resp.StatusCode/100 == 2 || errors.As(rerr, &re):
-		if rerr != nil {
-			c.cfg.log.Debug("a2a call failed", "method", tool, "err", rerr)
-		}
-		return result, rerr
-	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
-		return nil, fmt.Errorf("%w: %s answered HTTP %d", ErrUnreachable, url, resp.StatusCode)
-	default:
-		return nil, badReply("%s answered HTTP %d", url, resp.StatusCode)
+	if ok {
+		return ex.unwrap(raw)
 	}
+	if err := ex.failure(resp.StatusCode, raw); err != nil {
+		c.cfg.log.Debug("a2a call failed", "err", err)
+		return nil, err
+	}
+	switch resp.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return nil, fmt.Errorf("%w: %s answered HTTP %d", ErrUnreachable, ex.url, resp.StatusCode)
+	}
+	return nil, badReply("%s answered HTTP %d", ex.url, resp.StatusCode)
 }
 
 // transportError classifies a failed request: the caller's own deadline

@@ -49,7 +49,7 @@ func FuzzReply(f *testing.F) {
 			}
 			return nil
 		}}
-		err = c.readEvents(context.Background(), "http://x", bytes.NewReader(data), id, s.event)
+		err = c.readEvents(context.Background(), "http://x", bytes.NewReader(data), func(raw []byte) (json.RawMessage, error) { return decodeResponse(raw, id) }, s.event)
 		if errors.Is(err, ErrUnreachable) {
 			t.Fatalf("a stream read from memory is unreachable: %v", err)
 		}

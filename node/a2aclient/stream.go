@@ -25,9 +25,9 @@ func (c *Client) Stream(ctx context.Context, ep Endpoint, tool string, args json
 		return err
 	}
 	legacy := ep.legacy()
-	err = c.streamOnce(ctx, u.String(), legacy, tool, args, fn)
+	err = c.streamOnce(ctx, ep, u.String(), legacy, tool, args, fn)
 	if !legacy && fallBack(err) {
-		err = c.streamOnce(ctx, u.String(), true, tool, args, fn)
+		err = c.streamOnce(ctx, ep, u.String(), true, tool, args, fn)
 	}
 	var re *RemoteError
 	if errors.As(err, &re) && re.Code == CodeUnsupportedOperation {
@@ -43,9 +43,13 @@ func (c *Client) Stream(ctx context.Context, ep Endpoint, tool string, args json
 // streamOnce runs one streaming request. The errors that make Stream fall
 // back (method not found, unsupported operation) come before any event,
 // so a fallback never repeats a chunk.
-func (c *Client) streamOnce(ctx context.Context, url string, legacy bool, tool string, args json.RawMessage, fn func(json.RawMessage) error) error {
+func (c *Client) streamOnce(ctx context.Context, ep Endpoint, url string, legacy bool, tool string, args json.RawMessage, fn func(json.RawMessage) error) error {
 	s := &streamState{fn: fn, legacy: legacy}
-	result, err := c.rpc(ctx, url, legacy, true, tool, args, s.event)
+	ex, err := c.newExchange(ep, url, legacy, true, tool, args)
+	if err != nil {
+		return err
+	}
+	result, err := c.do(ctx, ex, s.event)
 	if err != nil {
 		return err
 	}
@@ -148,10 +152,11 @@ func (s *streamState) emit(v json.RawMessage) error {
 }
 
 // readEvents reads a server-sent event stream: each event's data (its
-// data lines joined by newlines) is a JSON-RPC response to the request
-// id, whose result goes to onEvent until it reports the stream done. An
-// event is bounded by MaxEvent octets, the stream by the reply bound.
-func (c *Client) readEvents(ctx context.Context, url string, body io.Reader, id string, onEvent func(json.RawMessage) (bool, error)) error {
+// data lines joined by newlines) holds a result that unwrap takes out (a
+// JSON-RPC response to the request, or the result itself), and the result
+// goes to onEvent until it reports the stream done. An event is bounded by
+// MaxEvent octets, the stream by the reply bound.
+func (c *Client) readEvents(ctx context.Context, url string, body io.Reader, unwrap func([]byte) (json.RawMessage, error), onEvent func(json.RawMessage) (bool, error)) error {
 	br := bufio.NewReaderSize(&limitedReader{r: body, left: c.cfg.maxReply}, 64<<10)
 	var data bytes.Buffer
 	for {
@@ -167,7 +172,7 @@ func (c *Client) readEvents(ctx context.Context, url string, body io.Reader, id 
 			if data.Len() == 0 {
 				continue
 			}
-			result, err := decodeResponse(data.Bytes(), id)
+			result, err := unwrap(data.Bytes())
 			data.Reset()
 			if err != nil {
 				return err

@@ -9,10 +9,12 @@
 //     best priority among them: both are calls over libp2p to the peer the
 //     agent id names.
 //   - Endpoints of protocol "a2a", "jsonrpc" (what an A2A card's JSON-RPC
-//     interface becomes on import) and "http+json" with an http or https
-//     URI are A2A targets, called as A2A JSON-RPC endpoints (package
-//     node/a2aclient). An endpoint's "protocolVersion" member (kept from
-//     an A2A card) says which A2A version it speaks.
+//     interface becomes on import) and "http+json" (an A2A card's
+//     HTTP+JSON interface) with an http or https URI are A2A targets
+//     (package node/a2aclient): the first two of the JSON-RPC binding,
+//     http+json of the HTTP+JSON (REST) binding. An endpoint's
+//     "protocolVersion" member (kept from an A2A card) says which A2A
+//     version it speaks.
 //   - Other protocols are ignored, as ADP asks of identifiers an
 //     implementation does not understand.
 //   - An endpoint whose methods list does not name the method is left

@@ -19,8 +19,9 @@ const (
 	ProtocolA2A = "a2a"
 	// ProtocolJSONRPC is an A2A card's JSON-RPC interface, imported.
 	ProtocolJSONRPC = "jsonrpc"
-	// ProtocolHTTPJSON is ADP's HTTP endpoint; the node calls it as A2A
-	// JSON-RPC.
+	// ProtocolHTTPJSON is ADP's HTTP+JSON endpoint, what an A2A card's
+	// HTTP+JSON interface becomes on import; the node calls it with the
+	// A2A HTTP+JSON (REST) binding.
 	ProtocolHTTPJSON = "http+json"
 )
 
@@ -51,6 +52,9 @@ type Target struct {
 	URL string
 	// Version is an A2A endpoint's protocolVersion ("" when unsaid).
 	Version string
+	// REST is set for an A2A endpoint of the HTTP+JSON binding (protocol
+	// http+json); the others are JSON-RPC.
+	REST bool
 	// Priority is the endpoint's priority (ADP default 0).
 	Priority int
 }
@@ -104,7 +108,8 @@ func targets(eps []adp.Endpoint, method string) []Target {
 			if !isHTTP(e.URI) || slices.ContainsFunc(out, func(t Target) bool { return t.URL == e.URI }) {
 				continue
 			}
-			out = append(out, Target{Transport: A2A, URL: e.URI, Version: version(e), Priority: prio})
+			rest := strings.EqualFold(e.Protocol, ProtocolHTTPJSON)
+			out = append(out, Target{Transport: A2A, URL: e.URI, Version: version(e), REST: rest, Priority: prio})
 		}
 	}
 	return out

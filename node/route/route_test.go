@@ -26,7 +26,7 @@ func TestOrder(t *testing.T) {
 		{"only unknown protocols", &adp.Card{Endpoints: []adp.Endpoint{{Protocol: "grpc", URI: "grpc://h:1"}, {Protocol: "ws", URI: "wss://h"}}}, "x", []route.Target{aitp(0)}},
 		{"a2a only", &adp.Card{Endpoints: []adp.Endpoint{{Protocol: "a2a", URI: "https://a.example/rpc"}}}, "x", []route.Target{a2a("https://a.example/rpc", 0)}},
 		{"AITP first on a tie", &adp.Card{Endpoints: []adp.Endpoint{{Protocol: "jsonrpc", URI: "https://a/"}, {Protocol: "aitp", URI: "agent://k"}}}, "x", []route.Target{aitp(0), a2a("https://a/", 0)}},
-		{"priority wins over AITP", &adp.Card{Endpoints: []adp.Endpoint{{Protocol: "aitp", URI: "agent://k", Priority: prio(5)}, {Protocol: "http+json", URI: "http://b/", Priority: prio(1)}}}, "x", []route.Target{a2a("http://b/", 1), aitp(5)}},
+		{"priority wins over AITP", &adp.Card{Endpoints: []adp.Endpoint{{Protocol: "aitp", URI: "agent://k", Priority: prio(5)}, {Protocol: "http+json", URI: "http://b/", Priority: prio(1)}}}, "x", []route.Target{{Transport: route.A2A, URL: "http://b/", REST: true, Priority: 1}, aitp(5)}},
 		{"aitp and libp2p are one target at the best priority", &adp.Card{Endpoints: []adp.Endpoint{
 			{Protocol: "aitp", URI: "agent://k", Priority: prio(3)},
 			{Protocol: "a2a", URI: "https://a/", Priority: prio(2)},

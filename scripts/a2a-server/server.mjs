@@ -5,7 +5,8 @@
 // a data part {"tool": ..., "arguments": {...}} or by the skill id in the
 // message metadata (skillId), as adpnode's A2A client sends it. The SDK's
 // v0.3 compatibility layer is on, so 0.3 clients (message/send) are
-// served too.
+// served too. The same agent answers the HTTP+JSON (REST) binding under
+// /rest.
 //
 // Usage: node server.mjs   (listens on 127.0.0.1, a free port)
 // It prints one line "A2A_SERVER_URL=<JSON-RPC endpoint URL>" once it
@@ -13,7 +14,7 @@
 import express from 'express';
 import { randomUUID } from 'node:crypto';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { Role, TaskState } from '@a2a-js/sdk';
 
 const textPart = (text) => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
@@ -78,6 +79,7 @@ const server = app.listen(0, '127.0.0.1', () => {
     supportedInterfaces: [
       { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
       { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' },
+      { url: `${base}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
     ],
     provider: undefined, capabilities: { streaming: true, pushNotifications: false, extensions: [] },
     securitySchemes: {}, securityRequirements: [], defaultInputModes: ['application/json'], defaultOutputModes: ['text/plain'],
@@ -87,6 +89,7 @@ const server = app.listen(0, '127.0.0.1', () => {
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   app.use('/a2a', express.json(), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use('/rest', express.json(), restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   process.stdout.write(`A2A_SERVER_URL=${base}/a2a\n`);
 });
 process.stdin.on('end', () => server.close(() => process.exit(0)));
