@@ -137,7 +137,7 @@ func (c *Client) Send(ctx context.Context, ep Endpoint, tool string, args json.R
 	if err != nil {
 		return nil, err
 	}
-	ev, err := decodeEvent(result, legacy)
+	ev, err := decodeEvent(result)
 	if err != nil {
 		return nil, err
 	}

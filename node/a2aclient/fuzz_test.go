@@ -33,7 +33,7 @@ func FuzzReply(f *testing.F) {
 		result, err := decodeResponse(data, id)
 		if err == nil {
 			var ev *event
-			if ev, err = decodeEvent(result, false); err == nil {
+			if ev, err = decodeEvent(result); err == nil {
 				var v json.RawMessage
 				if v, err = ev.final(); err == nil && !json.Valid(v) {
 					t.Fatalf("value %q is not JSON", v)

@@ -133,7 +133,7 @@ type event struct {
 // decodeEvent reads a result: 1.0 wraps it in a member named after its
 // type (task, message, statusUpdate, artifactUpdate); 0.3 sends the
 // object with a kind member.
-func decodeEvent(raw json.RawMessage, legacy bool) (*event, error) {
+func decodeEvent(raw json.RawMessage) (*event, error) {
 	var o map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &o); err != nil || o == nil {
 		return nil, badReply("the result is not an object")

@@ -44,7 +44,7 @@ func (c *Client) Stream(ctx context.Context, ep Endpoint, tool string, args json
 // back (method not found, unsupported operation) come before any event,
 // so a fallback never repeats a chunk.
 func (c *Client) streamOnce(ctx context.Context, ep Endpoint, url string, legacy bool, tool string, args json.RawMessage, fn func(json.RawMessage) error) error {
-	s := &streamState{fn: fn, legacy: legacy}
+	s := &streamState{fn: fn}
 	ex, err := c.newExchange(ep, url, legacy, true, tool, args)
 	if err != nil {
 		return err
@@ -67,7 +67,6 @@ func (c *Client) streamOnce(ctx context.Context, ep Endpoint, url string, legacy
 // streamState follows the events of one stream.
 type streamState struct {
 	fn      func(json.RawMessage) error
-	legacy  bool
 	emitted bool // a chunk went to fn
 	done    bool // a final event arrived
 }
@@ -75,7 +74,7 @@ type streamState struct {
 // event handles the result of one event and reports whether the stream
 // is done.
 func (s *streamState) event(result json.RawMessage) (bool, error) {
-	ev, err := decodeEvent(result, s.legacy)
+	ev, err := decodeEvent(result)
 	if err != nil {
 		return false, err
 	}
