@@ -123,7 +123,7 @@ func TestInvokeA2APrivateRefused(t *testing.T) {
 	n := startNode(t, testNode{name: "caller", noAPI: true})
 	id := importA2A(t, n, a2aCard(t, 0x53, `[{"protocol": "a2a", "uri": "`+fakeA2A(t)+`"}]`))
 	_, err := n.Invoke(context.Background(), id, "upper", []byte(`{}`))
-	if !errors.Is(err, node.ErrUnreachable) || !strings.Contains(err.Error(), "loopback or private") {
+	if !errors.Is(err, node.ErrUnreachable) || !strings.Contains(err.Error(), "is not reachable (endpoint address refused: 127.0.0.1 is a loopback or private address") {
 		t.Fatalf("loopback endpoint: %v", err)
 	}
 }

@@ -105,9 +105,7 @@ func New(opts ...Option) *Client {
 	}
 	hc := &http.Client{
 		Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return fmt.Errorf("%w: the endpoint redirected the call", ErrBadReply)
-		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return errRedirect },
 	}
 	return &Client{cfg: cfg, hc: hc}
 }
@@ -265,15 +263,21 @@ func (c *Client) do(ctx context.Context, ex *exchange, onEvent func(json.RawMess
 	return nil, badReply("%s answered HTTP %d", ex.url, resp.StatusCode)
 }
 
+// errRedirect is how CheckRedirect refuses a redirect.
+var errRedirect = errors.New("redirect refused")
+
 // transportError classifies a failed request: the caller's own deadline
 // or cancellation as it is, a refused address, a refused redirect, or
 // else the endpoint unreachable.
 func (c *Client) transportError(ctx context.Context, url string, err error) error {
+	var ae *addrError
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, ErrRefusedURL), errors.Is(err, ErrBadReply):
-		return err
+	case errors.As(err, &ae):
+		return ae
+	case errors.Is(err, errRedirect):
+		return badReply("%s redirected the call", url)
 	}
 	c.cfg.log.Debug("a2a endpoint not reachable", "err", err)
 	return fmt.Errorf("%w: %s: %v", ErrUnreachable, url, netReason(err))

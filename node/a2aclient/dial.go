@@ -46,12 +46,20 @@ func checkAddr(a netip.Addr, private bool) error {
 	a = a.Unmap()
 	switch {
 	case !a.IsValid(), a.IsUnspecified(), a.IsMulticast(), a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(), isMetadata(a):
-		return fmt.Errorf("%w: %s is a link-local, metadata or otherwise unroutable address", ErrRefusedURL, a)
+		return &addrError{fmt.Sprintf("%s is a link-local, metadata or otherwise unroutable address", a)}
 	case !private && (a.IsLoopback() || a.IsPrivate() || cgnat.Contains(a)):
-		return fmt.Errorf("%w: %s is a loopback or private address (allowed only when the node is configured to call them)", ErrRefusedURL, a)
+		return &addrError{fmt.Sprintf("%s is a loopback or private address (allowed only when the node is configured to call them)", a)}
 	}
 	return nil
 }
+
+// addrError is an address the client refuses to connect to. It is an
+// ErrRefusedURL; the request's error is replaced by it, so that the
+// reason reads without the layers of the HTTP client around it.
+type addrError struct{ reason string }
+
+func (e *addrError) Error() string { return ErrRefusedURL.Error() + ": " + e.reason }
+func (e *addrError) Unwrap() error { return ErrRefusedURL }
 
 // cgnat is the shared address space of carrier-grade NAT (RFC 6598).
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
