@@ -104,7 +104,7 @@ func New(opts ...Option) *Client {
 		IdleConnTimeout:        90 * time.Second,
 	}
 	hc := &http.Client{
-		Transport: tr,
+		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errRedirect },
 	}
 	return &Client{cfg: cfg, hc: hc}
