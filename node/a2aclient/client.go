@@ -30,13 +30,6 @@ type Endpoint struct {
 	Binding string
 }
 
-// Protocol bindings (A2A 1.0, Section 5), as supportedInterfaces names
-// them.
-const (
-	BindingJSONRPC = "JSONRPC"
-	BindingREST    = "HTTP+JSON"
-)
-
 // legacy reports whether the endpoint speaks A2A 0.x.
 func (e Endpoint) legacy() bool { return strings.HasPrefix(e.ProtocolVersion, "0.") }
 

@@ -5,14 +5,6 @@ import (
 	"net/http"
 )
 
-// REST paths of a send and a stream (A2A 1.0 HTTP+JSON binding; 0.3 put
-// them under /v1), relative to the interface URL.
-const (
-	restSend         = "/message:send"
-	restStream       = "/message:stream"
-	legacyRESTPrefix = "/v1"
-)
-
 func restPath(legacy, stream bool) string {
 	p := restSend
 	if stream {
@@ -31,16 +23,6 @@ func restResult(raw []byte) (json.RawMessage, error) {
 		return nil, badReply("the reply is not JSON")
 	}
 	return raw, nil
-}
-
-// restReasonCodes maps the reason of an A2A error's ErrorInfo detail to the
-// JSON-RPC code of the same error, so that both bindings fail alike.
-var restReasonCodes = map[string]int{
-	"TASK_NOT_FOUND":             CodeTaskNotFound,
-	"UNSUPPORTED_OPERATION":      CodeUnsupportedOperation,
-	"CONTENT_TYPE_NOT_SUPPORTED": CodeContentTypeUnsupported,
-	"VERSION_NOT_SUPPORTED":      CodeVersionNotSupported,
-	"INVALID_PARAMS":             CodeInvalidParams,
 }
 
 // restFailure reads the error of a REST answer that is not 2xx: a

@@ -1,8 +1,8 @@
 package a2aclient
 
-// Wire constants of the A2A JSON-RPC binding (A2A 1.0, and 0.3 for older
-// servers). Method names, versions and codes are what servers expect on
-// the wire: append only.
+// Wire constants of the A2A JSON-RPC and HTTP+JSON bindings (A2A 1.0,
+// and 0.3 for older servers). Method names, paths, versions and codes are
+// what servers expect on the wire: append only.
 const (
 	// Version is the A2A protocol version the client speaks first; it goes
 	// in the A2A-Version header.
@@ -18,9 +18,33 @@ const (
 	legacyMethodSend   = "message/send"         // 0.3
 	legacyMethodStream = "message/stream"       // 0.3
 
+	// REST paths of a send and a stream (HTTP+JSON binding; 0.3 put them
+	// under /v1), relative to the interface URL.
+	restSend         = "/message:send"
+	restStream       = "/message:stream"
+	legacyRESTPrefix = "/v1"
+
 	mediaJSON = "application/json"
 	mediaSSE  = "text/event-stream"
 )
+
+// Protocol bindings (A2A 1.0, Section 5), as supportedInterfaces names
+// them.
+const (
+	BindingJSONRPC = "JSONRPC"
+	BindingREST    = "HTTP+JSON"
+)
+
+// restReasonCodes maps the reason of an A2A error's ErrorInfo detail (the
+// HTTP+JSON binding) to the JSON-RPC code of the same error, so that both
+// bindings fail alike.
+var restReasonCodes = map[string]int{
+	"TASK_NOT_FOUND":             CodeTaskNotFound,
+	"UNSUPPORTED_OPERATION":      CodeUnsupportedOperation,
+	"CONTENT_TYPE_NOT_SUPPORTED": CodeContentTypeUnsupported,
+	"VERSION_NOT_SUPPORTED":      CodeVersionNotSupported,
+	"INVALID_PARAMS":             CodeInvalidParams,
+}
 
 // JSON-RPC error codes the client acts on (JSON-RPC 2.0 and A2A 1.0,
 // Section 9.5).
