@@ -1,0 +1,167 @@
+package didwba
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Resolver fetches did:wba DID documents over HTTPS (did:wba method,
+// 2.5.2) and caches them. At most maxResolving fetches run at once; a
+// caller waits for a slot until its context ends (then ErrBusy). Safe
+// for concurrent use; it owns no goroutine, so there is nothing to close.
+type Resolver struct {
+	client       *http.Client
+	timeout      time.Duration
+	ttl          time.Duration
+	size         int
+	now          func() time.Time
+	slots        chan struct{}
+	mu           sync.Mutex
+	cache        map[string]cached
+	maxResolving int
+}
+
+type cached struct {
+	doc     *Document
+	err     error
+	expires time.Time
+}
+
+// ResolverOption configures a Resolver.
+type ResolverOption func(*Resolver)
+
+// WithHTTPClient fetches through c (default http.DefaultClient); tests
+// pass an httptest TLS server's client.
+func WithHTTPClient(c *http.Client) ResolverOption { return func(r *Resolver) { r.client = c } }
+
+// WithResolveTimeout bounds one fetch (default DefaultResolveTimeout).
+func WithResolveTimeout(d time.Duration) ResolverOption { return func(r *Resolver) { r.timeout = d } }
+
+// WithCache sets how long a document is reused and how many are kept
+// (default DefaultCacheTTL, DefaultCacheSize). A failed resolution is
+// remembered for a tenth of ttl.
+func WithCache(ttl time.Duration, size int) ResolverOption {
+	return func(r *Resolver) { r.ttl, r.size = ttl, size }
+}
+
+// WithMaxResolving bounds concurrent fetches (default DefaultMaxResolving).
+func WithMaxResolving(n int) ResolverOption { return func(r *Resolver) { r.maxResolving = n } }
+
+// WithResolverClock sets the time source of the cache (default time.Now).
+func WithResolverClock(now func() time.Time) ResolverOption { return func(r *Resolver) { r.now = now } }
+
+// NewResolver returns a Resolver.
+func NewResolver(opts ...ResolverOption) *Resolver {
+	r := &Resolver{
+		client: http.DefaultClient, timeout: DefaultResolveTimeout, ttl: DefaultCacheTTL,
+		size: DefaultCacheSize, now: time.Now, maxResolving: DefaultMaxResolving,
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	r.maxResolving = max(r.maxResolving, 1)
+	r.size = max(r.size, 1)
+	r.slots = make(chan struct{}, r.maxResolving)
+	r.cache = make(map[string]cached)
+	return r
+}
+
+// Resolve returns the DID document of did, from the cache or fetched
+// from the URL the DID resolves to, and checks that its id is did.
+// Errors wrap ErrBadDID, ErrResolve, ErrTooLarge, ErrBadDocument or
+// ErrBusy.
+func (r *Resolver) Resolve(ctx context.Context, did string) (*Document, error) {
+	id, err := Parse(did)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now()
+	r.mu.Lock()
+	c, ok := r.cache[did]
+	r.mu.Unlock()
+	if ok && now.Before(c.expires) {
+		return c.doc, c.err
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %v", ErrBusy, ctx.Err())
+	}
+	doc, err := r.fetch(ctx, id.DocumentURL(), did)
+	<-r.slots
+	if ctx.Err() != nil && err != nil {
+		return nil, err // the caller gave up: not the document's fault
+	}
+	ttl := r.ttl
+	if err != nil {
+		ttl /= 10
+	}
+	r.put(did, cached{doc: doc, err: err, expires: r.now().Add(ttl)})
+	return doc, err
+}
+
+// fetch GETs and decodes one DID document.
+func (r *Resolver) fetch(ctx context.Context, url, did string) (*Document, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrResolve, err)
+	}
+	req.Header.Set("Accept", "application/did+json, application/json")
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrResolve, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: GET %s: %s", ErrResolve, url, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: GET %s: %v", ErrResolve, url, err)
+	}
+	return ParseDocument(body, did)
+}
+
+// put caches one result, dropping expired entries, then any, when full.
+func (r *Resolver) put(did string, c cached) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.cache[did]; !ok && len(r.cache) >= r.size {
+		now := r.now()
+		for k, v := range r.cache {
+			if !now.Before(v.expires) {
+				delete(r.cache, k)
+			}
+		}
+		for k := range r.cache {
+			if len(r.cache) < r.size {
+				break
+			}
+			delete(r.cache, k)
+		}
+	}
+	r.cache[did] = c
+}
+
+// VerifyKey is the domain check of a card whose did is a did:wba DID:
+// nil when the DID document resolves and lists pub under authentication.
+// The document comes from the cache when it can; otherwise the fetch
+// waits for a slot among the bounded concurrent ones until ctx ends
+// (ErrBusy). A document that does not list pub gives ErrNoKey.
+func (r *Resolver) VerifyKey(ctx context.Context, did string, pub ed25519.PublicKey) error {
+	doc, err := r.Resolve(ctx, did)
+	if err != nil {
+		return err
+	}
+	if !doc.ListsKey(pub) {
+		return fmt.Errorf("%w: the DID document of %s does not list the key", ErrNoKey, did)
+	}
+	return nil
+}
