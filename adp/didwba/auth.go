@@ -64,7 +64,9 @@ func WithClock(now func() time.Time) AuthOption { return func(c *authConfig) { c
 // WithAllow admits only the DIDs allow returns true for; others are
 // refused with forbidden_did and status 403 once authenticated (default:
 // every DID).
-func WithAllow(allow func(did string) bool) AuthOption { return func(c *authConfig) { c.allow = allow } }
+func WithAllow(allow func(did string) bool) AuthOption {
+	return func(c *authConfig) { c.allow = allow }
+}
 
 // WithLogger logs refused requests at Debug (default: discard).
 func WithLogger(l *slog.Logger) AuthOption { return func(c *authConfig) { c.log = l } }
