@@ -2,9 +2,11 @@ package node
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/node/intake"
 )
 
@@ -23,3 +25,9 @@ func (n *Node) CheckerRemembered() int { return n.intake.Checker().Remembered() 
 
 // IndexAnalyzed is how many cards the discovery index analysed.
 func (n *Node) IndexAnalyzed() uint64 { return n.index.Analyzed() }
+
+// SetDIDResolverClient makes the domain checks of did:wba cards fetch
+// DID documents through c (a test HTTPS server's client).
+func (n *Node) SetDIDResolverClient(c *http.Client) {
+	n.did.resolver = didwba.NewResolver(didwba.WithHTTPClient(c))
+}

@@ -30,6 +30,7 @@ type testNode struct {
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
 	listen            []string // default loopback TCP on a free port
+	didWbaDomain      string   // see node.Config.DIDWbaDomain
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -60,6 +61,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		GossipInterval: tn.gossipInterval,
 		Logger:         testLogger(t),
 		Clock:          tn.clock,
+		DIDWbaDomain:   tn.didWbaDomain,
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""
