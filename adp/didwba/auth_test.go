@@ -344,3 +344,32 @@ func TestResolver(t *testing.T) {
 		t.Errorf("oversized document: %v, want ErrTooLarge", err)
 	}
 }
+
+func TestResolverRefusesOtherOrigin(t *testing.T) {
+	w := newWorld(t)
+	signer, _ := w.agent("alice")
+	id, _ := didwba.Parse(signer.DID)
+	plain := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		body := w.docs[id.DocumentPath()]
+		w.mu.Unlock()
+		rw.Write(body)
+	}))
+	defer plain.Close()
+	redirect := httptest.NewTLSServer(http.RedirectHandler(plain.URL+id.DocumentPath(), http.StatusFound))
+	defer redirect.Close()
+	c := redirect.Client()
+	tr := c.Transport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		if strings.HasPrefix(addr, "example.com:") {
+			addr = redirect.Listener.Addr().String()
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+	c.Transport = tr
+	r := didwba.NewResolver(didwba.WithHTTPClient(c))
+	if _, err := r.Resolve(context.Background(), signer.DID); !errors.Is(err, didwba.ErrResolve) {
+		t.Errorf("document redirected to plain http: %v, want ErrResolve", err)
+	}
+}

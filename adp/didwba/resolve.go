@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -120,7 +121,12 @@ func (r *Resolver) fetch(ctx context.Context, url, did string) (*Document, error
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: GET %s: %s", ErrResolve, url, resp.Status)
+		return nil, fmt.Errorf("%w: GET %s: status %d", ErrResolve, url, resp.StatusCode)
+	}
+	// A redirect may not leave the DID's https origin: the document's
+	// authority is that origin's TLS certificate.
+	if final := resp.Request.URL; final.Scheme != "https" || !strings.EqualFold(final.Host, req.URL.Host) {
+		return nil, fmt.Errorf("%w: GET %s was redirected to another origin", ErrResolve, url)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxDocumentSize+1))
 	if err != nil {
