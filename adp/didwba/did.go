@@ -70,8 +70,9 @@ func Parse(did string) (ID, error) {
 	return id, id.check()
 }
 
-// check reports why id cannot be a DID: a host that is not a DNS name
-// (RFC 1035/1123), an IP address, or a path segment outside the method's
+// check reports why id cannot be a DID: a host that is not a fully
+// qualified DNS name (RFC 1035/1123, so not "localhost"), an IP address,
+// or a path segment outside the method's
 // ABNF (1*(ALPHA / DIGIT / "-" / "_" / ".")) or made of dots only.
 func (id ID) check() error {
 	if net.ParseIP(strings.Trim(id.Host, "[]")) != nil {
@@ -135,7 +136,7 @@ func ToURL(did string) (string, error) {
 }
 
 func isDomainName(s string) bool {
-	if s == "" || len(s) > 253 || !strings.Contains(s, ".") && s != "localhost" {
+	if s == "" || len(s) > 253 || !strings.Contains(s, ".") {
 		return false
 	}
 	for _, l := range strings.Split(s, ".") {

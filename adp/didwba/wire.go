@@ -80,8 +80,9 @@ const (
 	// DefaultCacheTTL is how long a resolved DID document (or a failed
 	// resolution, for a tenth of it) is reused.
 	DefaultCacheTTL = 5 * time.Minute
-	// DefaultCacheSize bounds the resolver's cache, in documents.
-	DefaultCacheSize = 1024
+	// DefaultCacheSize bounds the resolver's cache, in documents (at
+	// most MaxDocumentSize each: 16 MiB).
+	DefaultCacheSize = 256
 	// DefaultMaxResolving bounds concurrent DID document fetches.
 	DefaultMaxResolving = 8
 	// DefaultTimestampWindow is how far a DIDWba timestamp may be from
@@ -89,7 +90,8 @@ const (
 	// five tolerates the clock skew of hosts without NTP, and every
 	// request is still single-use through the nonce cache.
 	DefaultTimestampWindow = 5 * time.Minute
-	// DefaultNonceCacheSize bounds the nonce replay cache.
+	// DefaultNonceCacheSize bounds the nonce replay cache (an entry is a
+	// 32-octet digest and a time: a few MiB).
 	DefaultNonceCacheSize = 1 << 16
 	// DefaultTokenTTL is the lifetime of an access token.
 	DefaultTokenTTL = 15 * time.Minute
