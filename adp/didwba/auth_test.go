@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp/didwba"
+	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // world is one HTTPS server (httptest's test CA, whose certificate names
@@ -373,3 +374,61 @@ func TestResolverRefusesOtherOrigin(t *testing.T) {
 		t.Errorf("document redirected to plain http: %v, want ErrResolve", err)
 	}
 }
+
+// TestResolverBounds: concurrent resolutions of one DID share one fetch;
+// past the bound on concurrent fetches a resolution of another DID waits
+// until its context ends and reports ErrBusy.
+func TestResolverBounds(t *testing.T) {
+	w := newWorld(t)
+	alice, _ := w.agent("alice")
+	bob, _ := w.agent("bob")
+	release := make(chan struct{})
+	var fetches atomic.Int64
+	c := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		fetches.Add(1)
+		select {
+		case <-release:
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+		return w.client.Transport.RoundTrip(req)
+	})}
+	r := didwba.NewResolver(didwba.WithHTTPClient(c), didwba.WithMaxResolving(1))
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := r.Resolve(context.Background(), alice.DID)
+			errs <- err
+		}()
+	}
+	polltest.Until(t, 10*time.Second, func() error {
+		if fetches.Load() == 0 {
+			return errors.New("alice's fetch has not started")
+		}
+		return nil
+	})
+	// The slot is taken by alice's fetch: bob's waits, then gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := r.Resolve(ctx, bob.DID); !errors.Is(err, didwba.ErrBusy) {
+		t.Errorf("resolution past the bound: %v, want ErrBusy", err)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := fetches.Load(); n != 1 {
+		t.Errorf("%d fetches for three concurrent resolutions of one DID, want 1", n)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -13,8 +13,9 @@ import (
 
 // Resolver fetches did:wba DID documents over HTTPS (did:wba method,
 // 2.5.2) and caches them. At most maxResolving fetches run at once; a
-// caller waits for a slot until its context ends (then ErrBusy). Safe
-// for concurrent use; it owns no goroutine, so there is nothing to close.
+// caller waits for a slot until its context ends (then ErrBusy), and
+// callers of one DID share one fetch. Safe for concurrent use; it owns
+// no goroutine, so there is nothing to close.
 type Resolver struct {
 	client       *http.Client
 	timeout      time.Duration
@@ -24,7 +25,14 @@ type Resolver struct {
 	slots        chan struct{}
 	mu           sync.Mutex
 	cache        map[string]cached
+	inflight     map[string]*resolution // fetches under way, shared by their callers
 	maxResolving int
+}
+
+// resolution is one fetch under way; done is closed once res is set.
+type resolution struct {
+	done chan struct{}
+	res  cached
 }
 
 type cached struct {
@@ -69,6 +77,7 @@ func NewResolver(opts ...ResolverOption) *Resolver {
 	r.size = max(r.size, 1)
 	r.slots = make(chan struct{}, r.maxResolving)
 	r.cache = make(map[string]cached)
+	r.inflight = make(map[string]*resolution)
 	return r
 }
 
@@ -81,29 +90,59 @@ func (r *Resolver) Resolve(ctx context.Context, did string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := r.now()
-	r.mu.Lock()
-	c, ok := r.cache[did]
-	r.mu.Unlock()
-	if ok && now.Before(c.expires) {
-		return c.doc, c.err
+	for {
+		r.mu.Lock()
+		c, ok := r.cache[did]
+		if ok && r.now().Before(c.expires) {
+			r.mu.Unlock()
+			return c.doc, c.err
+		}
+		f, ok := r.inflight[did]
+		if !ok {
+			f = &resolution{done: make(chan struct{})}
+			r.inflight[did] = f
+			r.mu.Unlock()
+			f.res = r.resolve(ctx, did, id.DocumentURL())
+			r.mu.Lock()
+			delete(r.inflight, did)
+			r.mu.Unlock()
+			close(f.done)
+			return f.res.doc, f.res.err
+		}
+		r.mu.Unlock()
+		select { // another caller is fetching it: share its result
+		case <-f.done:
+			if !f.res.expires.IsZero() {
+				return f.res.doc, f.res.err
+			}
+			// That caller gave up before the end: try again.
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %v", ErrBusy, ctx.Err())
+		}
 	}
+}
+
+// resolve fetches once a slot is free and caches the result, unless the
+// caller gave up (then the result is not the document's fault).
+func (r *Resolver) resolve(ctx context.Context, did, url string) cached {
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %v", ErrBusy, ctx.Err())
+		return cached{err: fmt.Errorf("%w: %v", ErrBusy, ctx.Err())}
 	}
-	doc, err := r.fetch(ctx, id.DocumentURL(), did)
+	doc, err := r.fetch(ctx, url, did)
 	<-r.slots
-	if ctx.Err() != nil && err != nil {
-		return nil, err // the caller gave up: not the document's fault
+	c := cached{doc: doc, err: err}
+	if err != nil && ctx.Err() != nil {
+		return c
 	}
 	ttl := r.ttl
 	if err != nil {
 		ttl /= 10
 	}
-	r.put(did, cached{doc: doc, err: err, expires: r.now().Add(ttl)})
-	return doc, err
+	c.expires = r.now().Add(ttl)
+	r.put(did, c)
+	return c
 }
 
 // fetch GETs and decodes one DID document.
