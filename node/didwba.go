@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -28,20 +29,29 @@ const (
 	domainUnverified = "unverified: "
 )
 
-// didIdentity is the node's did:wba identity (Config.DIDWbaDomain) and
-// the resolver of the domain checks of cards.
+// didIdentity is the node's did:wba identity (Config.DIDWbaDomain), the
+// resolver of the domain checks of cards and the DIDWba authenticator of
+// the node's public endpoints; both share one cache and one bound on
+// concurrent fetches.
 type didIdentity struct {
 	id       didwba.ID // zero without Config.DIDWbaDomain
 	doc      http.Handler
 	signer   *didwba.Signer
 	resolver *didwba.Resolver
+	auth     *didwba.Authenticator
 }
 
 // newDIDIdentity builds the DID document of sk for domain ("" = no
 // did:wba identity). Its AgentDescription service is the agent's ANP
 // description at the same origin.
-func newDIDIdentity(domain string, sk crypto.PrivKey, agentID string) (didIdentity, error) {
+func newDIDIdentity(domain string, sk crypto.PrivKey, agentID string, log *slog.Logger) (didIdentity, error) {
 	d := didIdentity{resolver: didwba.NewResolver(didwba.WithHTTPClient(&http.Client{Timeout: didwba.DefaultResolveTimeout}))}
+	raw, err := sk.Raw()
+	if err != nil || len(raw) != ed25519.PrivateKeySize {
+		return d, fmt.Errorf("%w: the key is not Ed25519", ErrBadIdentity)
+	}
+	key := ed25519.PrivateKey(raw)
+	d.auth = didwba.NewAuthenticator(key, didwba.WithResolver(d.resolver), didwba.WithLogger(log))
 	if domain == "" {
 		return d, nil
 	}
@@ -49,11 +59,6 @@ func newDIDIdentity(domain string, sk crypto.PrivKey, agentID string) (didIdenti
 	if err != nil {
 		return d, fmt.Errorf("%w: did_wba_domain: %v", ErrInvalidConfig, err)
 	}
-	raw, err := sk.Raw()
-	if err != nil || len(raw) != ed25519.PrivateKeySize {
-		return d, fmt.Errorf("%w: the key is not Ed25519", ErrBadIdentity)
-	}
-	key := ed25519.PrivateKey(raw)
 	desc, err := bridge.ANPDescriptionPath(agentID)
 	if err != nil {
 		return d, err
@@ -80,6 +85,13 @@ func (n *Node) DIDDocument() (string, http.Handler) {
 	}
 	return n.did.id.DocumentPath(), n.did.doc
 }
+
+// DIDWbaAuthenticator is the DIDWba authentication of the node's public
+// endpoints (ANP, A2A): wrap a handler in its Middleware to require a
+// DIDWba header or the access token it issued, signed by the node's key
+// for the domain each request names. It resolves client DIDs through the
+// same cache and bound as the domain checks of cards.
+func (n *Node) DIDWbaAuthenticator() *didwba.Authenticator { return n.did.auth }
 
 // DID is the node's did:wba DID, "" without Config.DIDWbaDomain.
 func (n *Node) DID() string {

@@ -19,8 +19,9 @@ import (
 
 // TestDIDWbaIdentity: with a did:wba domain the node puts the DID on its
 // card, serves the DID document at the DID's path on its API, and
-// authenticates as the DID to an ANP service on an HTTPS server (test
-// CA, no network) that resolves the document from it; its own card then
+// authenticates as the DID (ANPClient) to an ANP endpoint behind its own
+// DIDWbaAuthenticator on an HTTPS server (test CA, no network) that
+// serves the document; its own card then
 // checks as domain-verified, a card of another key claiming the DID does
 // not, and a restart without the domain gives the card its did:key back.
 func TestDIDWbaIdentity(t *testing.T) {
@@ -49,7 +50,6 @@ func TestDIDWbaIdentity(t *testing.T) {
 		t.Errorf("DID document %s does not list the node's key and its ANP description", body)
 	}
 
-	_, tokenKey, _ := ed25519.GenerateKey(nil)
 	srv.StartTLS()
 	defer srv.Close()
 	client := srv.Client()
@@ -59,9 +59,9 @@ func TestDIDWbaIdentity(t *testing.T) {
 		return d.DialContext(ctx, network, srv.Listener.Addr().String())
 	}
 	client.Transport = tr
-	auth := didwba.NewAuthenticator(tokenKey, didwba.WithResolver(didwba.NewResolver(didwba.WithHTTPClient(client))))
+	n.SetDIDResolverClient(client)
 	mux.Handle("GET "+path, h)
-	mux.Handle("GET /anp/hello", auth.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /anp/hello", n.DIDWbaAuthenticator().Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d, _ := didwba.DIDFrom(r.Context())
 		io.WriteString(w, d)
 	})))
@@ -75,7 +75,6 @@ func TestDIDWbaIdentity(t *testing.T) {
 		t.Fatalf("ANP service answered %d %q (WWW-Authenticate %q), want 200 and the node's DID", resp.StatusCode, got, resp.Header.Get("WWW-Authenticate"))
 	}
 
-	n.SetDIDResolverClient(client)
 	ctx := context.Background()
 	if v := n.DomainVerified(ctx, n.Card()); v != node.DomainVerified {
 		t.Errorf("own card: %q, want verified", v)
