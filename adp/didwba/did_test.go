@@ -1,6 +1,9 @@
 package didwba_test
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -61,6 +64,36 @@ func TestParse(t *testing.T) {
 	} {
 		if _, err := didwba.Parse(did); !errors.Is(err, didwba.ErrBadDID) {
 			t.Errorf("Parse(%q) = %v, want ErrBadDID", did, err)
+		}
+	}
+}
+
+func TestAuthenticationKey(t *testing.T) {
+	pub, _, _ := ed25519.GenerateKey(nil)
+	const did = "did:wba:example.com:alice"
+	doc, err := didwba.NewDocument(did, pub, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"key-1", "#key-1", did + "#key-1"} {
+		if k, err := doc.AuthenticationKey(m); err != nil || !k.Equal(pub) {
+			t.Errorf("AuthenticationKey(%q) = %x, %v", m, k, err)
+		}
+	}
+	// An embedded method is read, of any Ed25519 form; a method of another
+	// DID or a key that is not Ed25519 is not.
+	x := base64.RawURLEncoding.EncodeToString(pub)
+	doc.Authentication = []json.RawMessage{
+		json.RawMessage(`{"id":"#jwk","type":"JsonWebKey2020","publicKeyJwk":{"kty":"OKP","crv":"Ed25519","x":"` + x + `"}}`),
+		json.RawMessage(`{"id":"did:wba:evil.example#key-1","type":"Ed25519VerificationKey2020","publicKeyMultibase":"` + doc.VerificationMethod[0].PublicKeyMultibase + `"}`),
+		json.RawMessage(`{"id":"#ec","type":"JsonWebKey2020","publicKeyJwk":{"kty":"EC","crv":"P-256","x":"` + x + `"}}`),
+	}
+	if k, err := doc.AuthenticationKey("jwk"); err != nil || !k.Equal(pub) {
+		t.Errorf("embedded JWK: %x, %v", k, err)
+	}
+	for _, m := range []string{"did:wba:evil.example#key-1", "ec", "key-1"} {
+		if _, err := doc.AuthenticationKey(m); !errors.Is(err, didwba.ErrNoKey) {
+			t.Errorf("AuthenticationKey(%q) = %v, want ErrNoKey", m, err)
 		}
 	}
 }

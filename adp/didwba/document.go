@@ -100,10 +100,14 @@ func ParseDocument(data []byte, did string) (*Document, error) {
 
 // AuthenticationKey returns the Ed25519 key of the verification method
 // fragment (the header's verification_method, "key-1") or full id, which
-// must be listed under authentication, as a reference to an entry of
-// verificationMethod or embedded. The error wraps ErrNoKey.
+// must be the document's own (<id>#fragment) and listed under
+// authentication, as a reference to an entry of verificationMethod or
+// embedded. The error wraps ErrNoKey.
 func (d *Document) AuthenticationKey(method string) (ed25519.PublicKey, error) {
 	want := d.expand(method)
+	if !strings.HasPrefix(want, d.ID+"#") {
+		return nil, fmt.Errorf("%w: %s is not a verification method of %s", ErrNoKey, want, d.ID)
+	}
 	for _, raw := range d.Authentication {
 		vm, err := d.authenticationEntry(raw)
 		if err != nil || d.expand(vm.ID) != want {
