@@ -14,10 +14,12 @@ import (
 // Ed25519 key, whose claims are the authenticated DID (sub), the service
 // domain (aud), and the issue and expiry times (iat, exp, NumericDate).
 //
-// The JWT is built here with crypto/ed25519 rather than a JWT library:
-// one fixed header, four claims and one algorithm are less code than a
-// dependency's configuration, and a verifier that knows a single alg
-// cannot be talked into "none" or HMAC-with-the-public-key.
+// The JWT is built here with crypto/ed25519 rather than a JWT library
+// (github.com/golang-jwt/jwt/v5 would be the one, and is not a
+// dependency of the module): one fixed header, four claims and one
+// algorithm are less code than a dependency's configuration, and a
+// verifier that accepts exactly one header cannot be talked into "none"
+// or HMAC-with-the-public-key.
 
 // tokenHeader is the JOSE header of every token, base64url encoded.
 var tokenHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"EdDSA","typ":"JWT"}`))
