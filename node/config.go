@@ -18,6 +18,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
+	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/adp/tag"
 	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/httpapi"
@@ -124,6 +125,12 @@ type Config struct {
 	// Clock is the time source of liveness and ranking (default
 	// time.Now); tests move it by hand.
 	Clock func() time.Time
+	// DIDWbaDomain gives the agent the did:wba DID of this domain
+	// ("example.com[:port][/path]", see didwba.FromDomain): the node
+	// serves its DID document, puts the DID in the card's did field and
+	// authenticates as it to ANP services. "" = none (the card's did is
+	// the key's did:key).
+	DIDWbaDomain string
 }
 
 // DefaultConfig returns the configuration `adpnode run` starts from.
@@ -197,6 +204,11 @@ func (c Config) Validate() error {
 	}
 	c.validateAgent(bad)
 	c.Reach.validate(bad)
+	if c.DIDWbaDomain != "" {
+		if _, err := didwba.FromDomain(c.DIDWbaDomain); err != nil {
+			bad("did_wba_domain", "%v", err)
+		}
+	}
 	if c.GossipInterval < 0 {
 		bad("gossip_interval", "must not be negative")
 	}
@@ -302,6 +314,7 @@ type fileConfig struct {
 	NoPortMap         *bool    `json:"no_port_map"`
 	MDNS              *bool    `json:"mdns"`
 	A2AAllowPrivate   *bool    `json:"a2a_allow_private"`
+	DIDWbaDomain      *string  `json:"did_wba_domain"`
 }
 
 // ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
@@ -339,6 +352,7 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	set(&cfg.AgentURL, fc.AgentURL)
 	set(&cfg.AgentMCPCommand, fc.AgentMCPCommand)
 	set(&cfg.AgentMCPURL, fc.AgentMCPURL)
+	set(&cfg.DIDWbaDomain, fc.DIDWbaDomain)
 	if fc.Listen != nil {
 		cfg.Listen = fc.Listen
 	}

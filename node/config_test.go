@@ -37,6 +37,8 @@ func TestConfigValidate(t *testing.T) {
 		{"announce", func(c *Config) { c.Reach.Announce = []string{"1.2.3.4:5"} }, "announce"},
 		{"no announce", func(c *Config) { c.Reach.NoAnnounce = []string{"x"} }, "no_announce"},
 		{"simulated public", func(c *Config) { c.Reach.SimulatedPublic = []string{"10.0.0.1"} }, "simulated_public"},
+		{"did:wba domain is an IP", func(c *Config) { c.DIDWbaDomain = "10.0.0.1:8443" }, "did_wba_domain"},
+		{"did:wba domain path", func(c *Config) { c.DIDWbaDomain = "example.com/a b" }, "did_wba_domain"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -131,6 +131,16 @@
 // While the API serves, its base URL is in the data directory's api file
 // (httpapi.APIFile).
 //
+// # did:wba
+//
+// With Config.DIDWbaDomain the agent has a did:wba DID (package
+// adp/didwba): the card's did field, a DID document served on the API at
+// the DID's path ([Node.DIDDocument], for any other server that must
+// serve it too), and [Node.ANPClient], an HTTP client that authenticates
+// as the DID. [Node.DIDWbaAuthenticator] guards public endpoints with
+// DIDWba authentication, and [Node.DomainVerified] checks that a
+// did:wba card's DID document lists its key (GET /v1/cards/{id}).
+//
 // Metrics go to a Prometheus registry of the node's own, never a global
 // one, so any number of nodes can share a process.
 package node

@@ -2,9 +2,12 @@ package node
 
 import (
 	"context"
+	"crypto/ed25519"
+	"net/http"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/node/intake"
 )
 
@@ -23,3 +26,12 @@ func (n *Node) CheckerRemembered() int { return n.intake.Checker().Remembered() 
 
 // IndexAnalyzed is how many cards the discovery index analysed.
 func (n *Node) IndexAnalyzed() uint64 { return n.index.Analyzed() }
+
+// SetDIDResolverClient makes the domain checks of did:wba cards and the
+// DIDWba authenticator fetch DID documents through c (a test HTTPS
+// server's client).
+func (n *Node) SetDIDResolverClient(c *http.Client) {
+	raw, _ := n.sk.Raw()
+	n.did.resolver = didwba.NewResolver(didwba.WithHTTPClient(c))
+	n.did.auth = didwba.NewAuthenticator(ed25519.PrivateKey(raw), didwba.WithResolver(n.did.resolver))
+}

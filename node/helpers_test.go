@@ -31,6 +31,7 @@ type testNode struct {
 	clock             func() time.Time
 	listen            []string // default loopback TCP on a free port
 	a2aAllowPrivate   bool     // see node.Config.A2AAllowPrivate
+	didWbaDomain      string   // see node.Config.DIDWbaDomain
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -62,6 +63,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		Logger:          testLogger(t),
 		Clock:           tn.clock,
 		A2AAllowPrivate: tn.a2aAllowPrivate,
+		DIDWbaDomain:    tn.didWbaDomain,
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""

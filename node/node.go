@@ -63,6 +63,7 @@ type Node struct {
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
 	live   *liveness.Tracker // connections, sightings and failed calls per agent
+	did    didIdentity       // the did:wba identity and the domain checks of cards
 	agent  toolAgent
 	// peering redials bootstrap and known peers for as long as the node runs.
 	peering *peering.Peering
@@ -147,6 +148,9 @@ func New(cfg Config) (_ *Node, err error) {
 			}
 		}
 	}()
+	if n.did, err = newDIDIdentity(cfg.DIDWbaDomain, sk, n.agentID, n.log); err != nil {
+		return nil, err
+	}
 	n.metrics = newMetrics(func() int { return len(n.Peers()) }, func() int { return n.CardCount() })
 
 	smetrics, err := store.NewPrometheusMetrics(n.metrics.reg)
@@ -352,7 +356,7 @@ func (n *Node) serveAPI() error {
 	mcpSrv := mcpserver.New(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
-		httpapi.WithMCP(mcpSrv.Handler()))
+		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithDIDDocument(n.DIDDocument()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
 		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())

@@ -27,17 +27,19 @@ const (
 )
 
 // needsCardUpdate reports whether the card differs from what the node
-// runs: the directory skill, the demo tools, the listen addresses.
+// runs: the did, the directory skill, the demo tools, the listen
+// addresses.
 func (n *Node) needsCardUpdate(c *adp.Card) bool {
 	probe := c.Clone()
 	n.shapeCard(probe)
-	return !slices.Equal(probe.Skills, c.Skills) ||
+	return probe.DID != c.DID || !slices.Equal(probe.Skills, c.Skills) ||
 		len(probe.Tools) != len(c.Tools) ||
 		!slices.Equal(libp2pURIs(probe), libp2pURIs(c))
 }
 
 // shapeCard makes c match what the node runs (see needsCardUpdate).
 func (n *Node) shapeCard(c *adp.Card) {
+	n.shapeDID(c)
 	has := slices.Contains(c.Skills, DirectorySkill)
 	switch {
 	case n.cfg.Directory && !has:

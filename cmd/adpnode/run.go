@@ -25,6 +25,7 @@ type runFlags struct {
 	listen, bootstrap                        []string
 	announce, noAnnounce, simPublic          []string
 	reachability, relayService               string
+	didWbaDomain                             string
 	noPortMap                                bool
 	directory, demoAgent, smallMemory, mdns  bool
 	a2aAllowPrivate                          bool
@@ -43,7 +44,7 @@ config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
 demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
-relay_service, no_port_map, mdns, a2a_allow_private), the
+relay_service, no_port_map, mdns, a2a_allow_private, did_wba_domain), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
 ADPNODE_BOOTSTRAP, ADPNODE_DIRECTORY, ADPNODE_AGENT_URL,
 ADPNODE_AGENT_MCP_COMMAND, ADPNODE_AGENT_MCP_URL, ADPNODE_DEMO_AGENT,
@@ -93,6 +94,7 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.BoolVar(&rf.a2aAllowPrivate, "a2a-allow-private", false, "let invoke call A2A endpoints on loopback and private addresses (never link-local or cloud metadata ones)")
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
+	f.StringVar(&rf.didWbaDomain, "did-wba-domain", "", "give the agent the did:wba DID of this domain (example.com[:port][/path]): serve its DID document, put the DID on the card, authenticate as it to ANP services")
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }
@@ -145,6 +147,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("a2a-allow-private") {
 		cfg.A2AAllowPrivate = rf.a2aAllowPrivate
+	}
+	if f.Changed("did-wba-domain") {
+		cfg.DIDWbaDomain = rf.didWbaDomain
 	}
 	if f.Changed("small-memory") {
 		cfg.SmallMemory = rf.smallMemory

@@ -91,6 +91,9 @@ func newHandler(svc Service, cfg config) http.Handler {
 	if cfg.mcp != nil {
 		mux.Handle(MCPPath, cfg.mcp)
 	}
+	if cfg.didPath != "" && cfg.didDoc != nil {
+		mux.Handle("GET "+cfg.didPath, cfg.didDoc)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPost} {

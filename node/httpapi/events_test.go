@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/httpapi"
@@ -201,5 +203,45 @@ func TestCardByIDSignatureAndFormats(t *testing.T) {
 	}
 	if code, body = api(t, srv.URL, "GET", "/v1/cards/"+url.PathEscape(c.ID)+"?format=klingon", ""); code != 400 {
 		t.Fatalf("GET card in an unknown format: %d %s", code, body)
+	}
+}
+
+// domainService is a cardService that checks did:wba domains.
+type domainService struct {
+	cardService
+	verdict string
+}
+
+func (s domainService) DomainVerified(_ context.Context, c *adp.Card) string {
+	if c.ID != s.rec.Card.ID {
+		return "wrong card"
+	}
+	return s.verdict
+}
+
+// TestCardByIDDomainVerified: GET /v1/cards/{id} reports the domain check
+// of a Service that is a DomainVerifier, and nothing otherwise; the DID
+// document is served where WithDIDDocument mounts it.
+func TestCardByIDDomainVerified(t *testing.T) {
+	c := cardtest.Card(t, 1, `{"id":"ID","name":"Dom"}`)
+	rec := &store.Record{AgentID: c.ID, Card: c, ReceivedAt: time.Now()}
+	doc := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, `{"id":"did:wba:example.com"}`) })
+	for _, tc := range []struct {
+		svc  httpapi.Service
+		want string
+	}{
+		{domainService{cardService{rec: rec}, "verified"}, "verified"},
+		{cardService{rec: rec}, ""},
+	} {
+		srv := httptest.NewServer(httpapi.NewHandler(tc.svc, httpapi.WithDIDDocument("/.well-known/did.json", doc)))
+		code, body := api(t, srv.URL, "GET", "/v1/cards/"+url.PathEscape(c.ID), "")
+		var v httpapi.CardView
+		if err := json.Unmarshal([]byte(body), &v); code != 200 || err != nil || v.DomainVerified != tc.want {
+			t.Errorf("GET card: %d %s (%v), want domain_verified %q", code, body, err, tc.want)
+		}
+		if code, body := api(t, srv.URL, "GET", "/.well-known/did.json", ""); code != 200 || body != `{"id":"did:wba:example.com"}` {
+			t.Errorf("GET /.well-known/did.json: %d %s", code, body)
+		}
+		srv.Close()
 	}
 }

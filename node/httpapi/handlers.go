@@ -121,6 +121,9 @@ func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string
 	if err := rec.Card.Verify(); err != nil {
 		v.Signature = err.Error()
 	}
+	if dv, ok := a.n.(DomainVerifier); ok {
+		v.DomainVerified = dv.DomainVerified(ctx, rec.Card)
+	}
 	writeAPIJSON(w, http.StatusOK, v)
 }
 

@@ -15,6 +15,8 @@ type config struct {
 	metrics http.Handler
 	baseCtx context.Context
 	mcp     http.Handler
+	didPath string
+	didDoc  http.Handler
 	// heartbeat is the event streams' heartbeat interval; streams is set
 	// by NewServer, which closes it on Shutdown.
 	heartbeat time.Duration
@@ -55,4 +57,11 @@ func WithEventHeartbeat(d time.Duration) Option {
 			c.heartbeat = d
 		}
 	}
+}
+
+// WithDIDDocument serves h, the node's did:wba DID document, at path (its
+// DID's document path, for example /.well-known/did.json); nothing when
+// path is "" or h nil (the default).
+func WithDIDDocument(path string, h http.Handler) Option {
+	return func(c *config) { c.didPath, c.didDoc = path, h }
 }

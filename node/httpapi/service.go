@@ -42,3 +42,11 @@ type Service interface {
 	Events(buf int) (<-chan nodeapi.Event, func(), error)
 	Status() nodeapi.Status
 }
+
+// DomainVerifier is implemented by a Service that checks the domain of a
+// card whose did is a did:wba DID (GET /v1/cards/{id} reports it as
+// CardView.DomainVerified): "" for other cards. It may fetch the DID
+// document and must bound how long and how many at once.
+type DomainVerifier interface {
+	DomainVerified(ctx context.Context, c *adp.Card) string
+}

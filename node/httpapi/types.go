@@ -26,6 +26,11 @@ type CardView struct {
 	// Signature is set by GET /v1/cards/{id} only: SignatureValid, or why
 	// the card's signature does not verify.
 	Signature string `json:"signature,omitempty"`
+	// DomainVerified is set by GET /v1/cards/{id} for a card whose did is
+	// a did:wba DID, when the Service is a DomainVerifier: "verified"
+	// once the DID document resolves and lists the card's key,
+	// "unverified: <why>", or "pending".
+	DomainVerified string `json:"domain_verified,omitempty"`
 }
 
 // SignatureValid is CardView.Signature for a card whose signature
