@@ -166,7 +166,7 @@ function drawTravel(el, s) {
   const nodes = nw.nodes.filter(n => !n.error);
   const max = Math.max(1, ...nw.travel.flatMap(c => c.arrivals.map(a => a.after_ms || 0)));
   el.replaceChildren(h('h2', { id: 'h-travel', text: 'Card travel' }),
-    h('p', { class: 'small muted', text: 'Time from a card\'s publication (its owner\'s record of when it signed and sent that seq) to its first arrival at each node (each node\'s record). All nodes of a testnet run on this machine and share its clock.' }),
+    h('p', { class: 'small muted', text: 'Time from a card\'s publication (its owner\'s record of when it signed and sent that seq) to its first arrival at each node (each node\'s record). All nodes of a testnet run on this machine and share its clock; a node that started after a publication counts from the publication.' }),
     h('div', { class: 'scroll' }, h('table', { id: 'travel' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Card' }),
         nodes.map(n => h('th', { scope: 'col', title: n.agent_id, text: n.name || short(n.agent_id) })))),
