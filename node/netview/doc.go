@@ -22,8 +22,9 @@
 //     as that end's word;
 //  3. every read is bounded: at most MaxNodes nodes, a deadline per node
 //     (WithTimeout, DefaultTimeout), at most `parallel` reads at a time,
-//     answers bounded by the client, and one aggregation at a time, an
-//     answer younger than minAge served again to concurrent pages.
+//     answers bounded by the client (httpapi.MaxReply) and at most
+//     maxPeers peers a node, and one aggregation at a time, an answer
+//     younger than minAge served again to concurrent pages.
 //
 // The travel of a card version (nodeapi.CardTravel) is each node's first
 // arrival of it (package node/arrivals) minus the owner's record of when

@@ -21,6 +21,9 @@ const (
 	parallel = 8
 	// minAge is how long an answer is served again to other callers.
 	minAge = time.Second
+	// maxPeers bounds the peers taken from one node's report (a node
+	// keeps far fewer connections: node.DefaultConnHigh).
+	maxPeers = 1024
 )
 
 // Self is the node that answers: what it reports of itself.
@@ -71,10 +74,11 @@ func New(self Self, opts ...Option) *View {
 	for _, o := range opts {
 		o(v)
 	}
-	// Loopback only, no proxy, no redirect: the file's addresses and
-	// nothing else.
+	// No proxy, no redirect: the file's loopback addresses and nothing
+	// else. No idle connection outlives a read, so the View holds no
+	// goroutine or socket between calls and needs no Close.
 	v.hc = &http.Client{
-		Transport:     &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second},
+		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return v
@@ -164,7 +168,7 @@ func (v *View) read(ctx context.Context, apis []string) []report {
 		if err != nil {
 			return err
 		}
-		rep.node, rep.peers, rep.client = nodeOf(*rs, apis[i]), peers, c
+		rep.node, rep.peers, rep.client = nodeOf(*rs, apis[i]), peers[:min(len(peers), maxPeers)], c
 		return nil
 	})
 	dedupe(r)
