@@ -229,6 +229,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("discover", func(t *testing.T) { discoverPage(t, tab, base, shots) })
 	t.Run("invoke", func(t *testing.T) { invokePage(t, tab, nw, base, shots) })
 	t.Run("live and escaped", func(t *testing.T) { liveAndEscaped(t, tab, nw, base) })
+	t.Run("graph follows a node leaving", func(t *testing.T) { nodeLeaves(t, tab, nw) })
 	if errs := con.errors(); len(errs) > 0 {
 		t.Fatalf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}
@@ -285,6 +286,9 @@ func networkPage(t *testing.T, tab context.Context, nw *testnet.Network, base, s
 func connections(nw *testnet.Network) map[[2]string]bool {
 	out := make(map[[2]string]bool)
 	for _, n := range nw.Nodes() {
+		if n == nil { // stopped
+			continue
+		}
 		for _, p := range n.Peers() {
 			out[pair(n.AgentID(), adp.AgentID(p))] = true
 		}
@@ -460,6 +464,38 @@ func liveAndEscaped(t *testing.T, tab context.Context, nw *testnet.Network, base
 	eval(t, tab, "A2A form", `document.querySelector('#card-body pre').textContent`, func(s string) error {
 		if !strings.Contains(s, `"protocolVersion"`) && !strings.Contains(s, `"skills"`) {
 			return fmt.Errorf("not an A2A card: %.200q", s)
+		}
+		return nil
+	})
+}
+
+// nodeLeaves stops node 4 while the network page is open: without a
+// reload, the graph loses it and its connections, and names it among the
+// nodes that could not be read.
+func nodeLeaves(t *testing.T, tab context.Context, nw *testnet.Network) {
+	if err := run(tab, view("network"), chromedp.WaitVisible(`svg g.node`),
+		chromedp.Evaluate(`window.__notReloaded = true`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	gone := nw.Node(4).AgentID()
+	if err := nw.Stop(4); err != nil {
+		t.Fatal(err)
+	}
+	type graph struct {
+		NotReloaded   bool
+		Agents, Down  int
+		Edges         [][]string
+		GoneConnected bool
+	}
+	eval(t, tab, "graph after node 4 left", `({
+		notReloaded: window.__notReloaded === true,
+		agents: document.querySelectorAll('svg g.node').length,
+		down: document.querySelectorAll('#h-graph ~ ul.error li').length,
+		edges: [...document.querySelectorAll('svg line.edge')].map(l => [l.dataset.a, l.dataset.b]),
+		goneConnected: !!document.querySelector('svg g.node[data-agent=`+strconv.Quote(gone)+`]')})`, func(g graph) error {
+		want := connections(nw)
+		if !g.NotReloaded || g.Agents != 4 || g.Down != 1 || g.GoneConnected || len(g.Edges) != len(want) {
+			return fmt.Errorf("got %+v; want no reload, 4 agents, 1 node not read, node 4 gone and %d connections", g, len(want))
 		}
 		return nil
 	})
