@@ -12,6 +12,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/atomicfile"
+	"github.com/adpnode/adpnode/node/arrivals"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/node/route"
 	"github.com/adpnode/adpnode/store"
@@ -162,6 +163,7 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
 		return fmt.Errorf("node: store card: %w", err)
 	}
+	n.arrivals.Note(n.agentID, seqOf(c), arrivals.SourceSelf)
 	n.mu.Lock()
 	n.card = c
 	n.mu.Unlock()

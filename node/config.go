@@ -122,6 +122,13 @@ type Config struct {
 	// provider keys under and the discovery index ranks with; default
 	// tag.Default(). Every node of a network must use the same one.
 	Tags *tag.Taxonomy
+	// TestnetPeers is the path of a testnet's peers file (package
+	// node/netview): the local API addresses of every node of the
+	// testnet, loopback only, written by package testnet. With it, GET
+	// /v1/network reports the connections of every node and how long
+	// each card took to reach each node; without it, the node's own
+	// connections only. Read on each request; "" = none.
+	TestnetPeers string
 	// Clock is the time source of liveness and ranking (default
 	// time.Now); tests move it by hand.
 	Clock func() time.Time

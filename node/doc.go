@@ -122,11 +122,17 @@
 // "path"} with the matching HTTP status. Routes: GET and PUT /v1/card, GET
 // /v1/cards, GET /v1/cards/{id}, POST /v1/discover?scope=local|network,
 // POST /v1/describe, POST /v1/invoke, POST /v1/ratings, POST
-// /v1/advertise, GET /v1/peers, GET /v1/status, GET /v1/events, GET
-// /metrics, GET /healthz, the /.well-known documents and the web view
+// /v1/advertise, GET /v1/peers, GET /v1/status, GET /v1/arrivals, GET
+// /v1/network, GET /v1/events, GET /metrics, GET /healthz, the /.well-known documents and the web view
 // (package node/webui) at /. GET /v1/events streams [Node.Events]: the
 // store's change feed and the host's connectedness events merged, with a
 // resync event for a subscriber that fell behind.
+//
+// GET /v1/arrivals lists the first arrival of each card version the
+// intake stored and of each own card the node published (package
+// node/arrivals, fed by intake.OnStored and UpdateCard); GET /v1/network
+// is package node/netview over the node, which reads the other nodes of a
+// testnet from Config.TestnetPeers.
 //
 // While the API serves, its base URL is in the data directory's api file
 // (httpapi.APIFile).

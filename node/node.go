@@ -26,11 +26,13 @@ import (
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/a2aclient"
+	"github.com/adpnode/adpnode/node/arrivals"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/liveness"
 	"github.com/adpnode/adpnode/node/mcpserver"
+	"github.com/adpnode/adpnode/node/netview"
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/store"
 )
@@ -65,6 +67,10 @@ type Node struct {
 	live   *liveness.Tracker // connections, sightings and failed calls per agent
 	did    didIdentity       // the did:wba identity and the domain checks of cards
 	agent  toolAgent
+	// arrivals records the first arrival of each card version (and the
+	// own card's publications); netview answers GET /v1/network.
+	arrivals *arrivals.Log
+	netview  *netview.View
 	// peering redials bootstrap and known peers for as long as the node runs.
 	peering *peering.Peering
 	// indexed is signalled each time the index applies a store change.
@@ -170,7 +176,10 @@ func New(cfg Config) (_ *Node, err error) {
 		}
 		return nil, fmt.Errorf("node: open store: %w", err)
 	}
-	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))
+	n.arrivals = arrivals.New()
+	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory),
+		intake.OnStored(func(c *adp.Card, from intake.From) { n.arrivals.Note(c.ID, seqOf(c), string(from.Source)) }))
+	n.netview = netview.New(n, netview.WithPeersFile(cfg.TestnetPeers), netview.WithLogger(n.log))
 	closers = append(closers, n.store.Close)
 
 	boot, err := bootstrapInfos(cfg.Bootstrap)
@@ -320,6 +329,7 @@ func (n *Node) Start(ctx context.Context) error {
 	if _, err := n.store.PutCard(ctx, card, store.SourceSelf, n.agentID); err != nil {
 		return fmt.Errorf("node: store own card: %w", err)
 	}
+	n.arrivals.Note(n.agentID, seqOf(card), arrivals.SourceSelf)
 	if err := n.startIndexFeed(ctx); err != nil {
 		return fmt.Errorf("node: index feed: %w", err)
 	}

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -53,4 +54,22 @@ func (n *Node) PeerInfos() []PeerInfo {
 		return strings.Compare(a.PeerID, b.PeerID)
 	})
 	return out
+}
+
+// Arrivals returns the node's first arrival of each card version it
+// remembers (package node/arrivals), of the given normalized agent ids,
+// or of every agent when none is given.
+func (n *Node) Arrivals(agents ...string) []nodeapi.Arrival { return n.arrivals.List(agents...) }
+
+// Network returns what the node knows of the network's connections
+// (package node/netview): its own, or on a testnet (Config.TestnetPeers)
+// those of every node, and how the nodes' cards spread.
+func (n *Node) Network(ctx context.Context) (*nodeapi.Network, error) { return n.netview.Network(ctx) }
+
+// seqOf returns a card's seq, 0 when it has none.
+func seqOf(c *adp.Card) uint64 {
+	if c.Seq == nil {
+		return 0
+	}
+	return *c.Seq
 }

@@ -39,5 +39,15 @@
 // its data directory (churn tests); [Network.Close] closes every node and
 // waits for their goroutines.
 //
+// # The whole testnet in every node's web view
+//
+// Both kinds of testnet write [PeersFile] in their directory: the local
+// API addresses of the running nodes (package node/netview), rewritten
+// when a node comes back, and give its path to every node
+// (`--testnet-peers`, node.Config.TestnetPeers). A node's GET /v1/network,
+// and so its web view, then shows every node's connections and how long
+// each card took to reach each node. The in-process testnet writes it for
+// the nodes that serve an API (WithNodeConfig setting APIAddr).
+//
 // The package never imports testing.
 package testnet

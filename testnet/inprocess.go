@@ -101,10 +101,24 @@ func NewInProcess(ctx context.Context, n int, opts ...Option) (_ *Network, err e
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if err := nw.writePeers(); err != nil {
+		return nil, err
+	}
 	if cfg.progress != nil {
 		cfg.progress(Progress{Phase: PhaseStart, Done: n, Total: n, Elapsed: time.Since(start)})
 	}
 	return nw, nil
+}
+
+// writePeers writes the peers file of the nodes that serve an API.
+func (nw *Network) writePeers() error {
+	apis := make([]string, 0, len(nw.nodes))
+	for _, nd := range nw.Nodes() {
+		if nd != nil && nd.APIURL() != "" {
+			apis = append(apis, nd.APIURL())
+		}
+	}
+	return writePeersFile(nw.base, apis)
 }
 
 // build initializes (once) and constructs node i.
@@ -131,6 +145,9 @@ func (nw *Network) build(i int, bootstrap []string) (*node.Node, error) {
 		DemoAgent:   true,
 		SmallMemory: true,
 		Logger:      nw.cfg.logger.With("node", i),
+		// Read only by nodes whose API serves (WithNodeConfig sets
+		// APIAddr).
+		TestnetPeers: filepath.Join(nw.base, PeersFile),
 	}
 	if nw.cfg.nodeConfig != nil {
 		nw.cfg.nodeConfig(i, &cfg)
@@ -182,7 +199,7 @@ func (nw *Network) Restart(ctx context.Context, i int) error {
 	nw.mu.Lock()
 	nw.nodes[i] = nd
 	nw.mu.Unlock()
-	return nil
+	return nw.writePeers() // its API may listen on another port now
 }
 
 // Len returns the node count.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +17,8 @@ func (t *Testnet) runArgs(i int) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := t.m.Nodes[i]
-	args := []string{"run", "--data-dir", n.DataDir, "--api", "127.0.0.1:0", "--demo-agent"}
+	args := []string{"run", "--data-dir", n.DataDir, "--api", "127.0.0.1:0", "--demo-agent",
+		"--testnet-peers", filepath.Join(t.dir, PeersFile)}
 	listen := t.cfg.listen
 	if len(listen) == 0 {
 		listen = DefaultListen

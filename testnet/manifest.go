@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adpnode/adpnode/node/netview"
 )
 
 // Files and directories of a process testnet inside its directory.
@@ -22,6 +24,10 @@ const (
 	NodeDirPrefix = "node-"
 	// LogFile is each node's log inside its data directory.
 	LogFile = "node.log"
+	// PeersFile lists the local API addresses of the running nodes
+	// (package node/netview), which every node reads through
+	// --testnet-peers to show the whole testnet's connections.
+	PeersFile = "testnet-peers.json"
 	// manifestVersion is the manifest format; bump on incompatible change.
 	manifestVersion = 1
 	// maxManifestSize bounds the manifest read back from disk.
@@ -115,7 +121,10 @@ func writeManifest(dir string, m *Manifest) error {
 // directory, so that `up` may replace it and `down` may remove it.
 func ownedEntry(name string) bool {
 	switch name {
-	case ManifestFile, ManifestFile + ".tmp", BinDir:
+	case ManifestFile, ManifestFile + ".tmp", BinDir, PeersFile:
+		return true
+	}
+	if strings.HasPrefix(name, "."+PeersFile+".tmp") { // atomicfile's, left by a crash
 		return true
 	}
 	if rest, ok := strings.CutPrefix(name, NodeDirPrefix); ok {
@@ -147,4 +156,13 @@ func clearDir(dir string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// writePeersFile writes dir's PeersFile: the API addresses of the nodes
+// that serve one.
+func writePeersFile(dir string, apis []string) error {
+	if err := netview.WritePeersFile(filepath.Join(dir, PeersFile), apis); err != nil {
+		return fmt.Errorf("testnet: %w", err)
+	}
+	return nil
 }

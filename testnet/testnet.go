@@ -268,11 +268,20 @@ func (t *Testnet) Down(ctx context.Context, keep bool) error {
 	return nil
 }
 
-// save writes the manifest.
+// save writes the manifest and the peers file.
 func (t *Testnet) save() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return writeManifest(t.dir, &t.m)
+	if err := writeManifest(t.dir, &t.m); err != nil {
+		return err
+	}
+	apis := make([]string, 0, len(t.m.Nodes))
+	for _, n := range t.m.Nodes {
+		if n.API != "" {
+			apis = append(apis, n.API)
+		}
+	}
+	return writePeersFile(t.dir, apis)
 }
 
 // logTail returns the last lines of a node's log for error messages.

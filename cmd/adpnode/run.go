@@ -24,7 +24,7 @@ type runFlags struct {
 	agentMCPCommand, agentMCPURL             string
 	listen, bootstrap                        []string
 	announce, noAnnounce, simPublic          []string
-	reachability, relayService               string
+	reachability, relayService, testnetPeers string
 	didWbaDomain                             string
 	noPortMap                                bool
 	directory, demoAgent, smallMemory, mdns  bool
@@ -95,6 +95,7 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
 	f.StringVar(&rf.didWbaDomain, "did-wba-domain", "", "give the agent the did:wba DID of this domain (example.com[:port][/path]): serve its DID document, put the DID on the card, authenticate as it to ANP services")
+	f.StringVar(&rf.testnetPeers, "testnet-peers", "", "TESTNETS: file of the local API addresses of every node of this testnet (written by adpnode testnet); the web view then shows the whole testnet's connections")
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }
@@ -126,6 +127,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("bootstrap") {
 		cfg.Bootstrap = rf.bootstrap
+	}
+	if f.Changed("testnet-peers") {
+		cfg.TestnetPeers = rf.testnetPeers
 	}
 	if f.Changed("directory") {
 		cfg.Directory = rf.directory

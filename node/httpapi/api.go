@@ -36,6 +36,8 @@ const (
 	// (10 minutes). The called agent's own handler deadline may end the
 	// call sooner.
 	MaxInvokeTimeoutMS = 600000
+	// MaxArrivalAgents bounds the agent parameters of GET /v1/arrivals.
+	MaxArrivalAgents = 256
 )
 
 // NDJSON is the content type of a streamed answer, one JSON value a line.
@@ -76,6 +78,8 @@ func newHandler(svc Service, cfg config) http.Handler {
 	mux.HandleFunc("POST /v1/advertise", a.advertise)
 	mux.HandleFunc("GET /v1/peers", a.peers)
 	mux.HandleFunc("GET /v1/status", a.status)
+	mux.HandleFunc("GET /v1/arrivals", a.arrivals)
+	mux.HandleFunc("GET /v1/network", a.network)
 	mux.HandleFunc("GET /v1/events", a.events)
 	ui := webui.Handler()
 	mux.Handle("GET /{$}", ui)

@@ -222,6 +222,31 @@ func (c *Client) Peers(ctx context.Context) ([]nodeapi.PeerInfo, error) {
 	return out.Peers, nil
 }
 
+// Arrivals returns GET /v1/arrivals: the node's first arrival of each
+// card version it remembers, of the given agents only when any is given
+// (at most MaxArrivalAgents).
+func (c *Client) Arrivals(ctx context.Context, agents ...string) ([]nodeapi.Arrival, error) {
+	q := url.Values{"agent": agents}
+	path := "/v1/arrivals"
+	if len(agents) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out nodeapi.Arrivals
+	if err := c.call(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Arrivals, nil
+}
+
+// Network returns GET /v1/network.
+func (c *Client) Network(ctx context.Context) (*nodeapi.Network, error) {
+	var out nodeapi.Network
+	if err := c.call(ctx, http.MethodGet, "/v1/network", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Cards returns GET /v1/cards: the first page of the held cards.
 func (c *Client) Cards(ctx context.Context) (*CardList, error) {
 	var out CardList

@@ -5,9 +5,11 @@
 //
 // [NewHandler] routes /v1/card, /v1/cards[/{id}], /v1/discover,
 // /v1/describe, /v1/invoke (JSON or NDJSON stream), /v1/ratings,
-// /v1/advertise, /v1/peers, /v1/status, /v1/events (server-sent events
-// of card and peer changes: at most MaxEventSubscribers streams, each with
-// a bounded buffer and a heartbeat, ended by Server.Shutdown), /healthz,
+// /v1/advertise, /v1/peers, /v1/status, /v1/arrivals (at most
+// MaxArrivalAgents agent parameters), /v1/network, /v1/events
+// (server-sent events of card and peer changes: at most
+// MaxEventSubscribers streams, each with a bounded buffer and a
+// heartbeat, ended by Server.Shutdown), /healthz,
 // /metrics, the /.well-known documents, /agents/{id}/ad.json and the web
 // view of package webui at "/", behind a guard that
 // refuses non-loopback Host names, cross-site browser requests and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -277,6 +278,34 @@ func (a *api) advertise(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) peers(w http.ResponseWriter, r *http.Request) {
 	writeAPIJSON(w, http.StatusOK, PeersResponse{Peers: a.n.PeerInfos()})
+}
+
+func (a *api) arrivals(w http.ResponseWriter, r *http.Request) {
+	agents := r.URL.Query()["agent"]
+	if len(agents) > MaxArrivalAgents {
+		writeAPIError(w, badRequestf("", "at most %d agent query parameters", MaxArrivalAgents))
+		return
+	}
+	for i, id := range agents {
+		norm, err := adp.NormalizeAgentID(id)
+		if err != nil {
+			writeAPIError(w, badRequestf("", "query parameter agent: %q is not an agent id: %v", id, err))
+			return
+		}
+		agents[i] = norm
+	}
+	writeAPIJSON(w, http.StatusOK, nodeapi.Arrivals{Arrivals: a.n.Arrivals(agents...)})
+}
+
+func (a *api) network(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := callContext(r)
+	defer cancel()
+	nw, err := a.n.Network(ctx)
+	if err != nil {
+		writeAPIError(w, err)
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, nw)
 }
 
 func (a *api) status(w http.ResponseWriter, r *http.Request) {

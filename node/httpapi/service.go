@@ -36,6 +36,12 @@ type Service interface {
 	Stats(ctx context.Context, agentID string) (store.Stats, error)
 	Advertise(ctx context.Context, agentID string) (bool, error)
 	PeerInfos() []nodeapi.PeerInfo
+	// Arrivals are the node's first arrivals of card versions, of the
+	// given (normalized) agents or of all when none is given; Network is
+	// what the node knows of the network's connections (package
+	// node/netview).
+	Arrivals(agents ...string) []nodeapi.Arrival
+	Network(ctx context.Context) (*nodeapi.Network, error)
 	// Events subscribes to card and peer changes: a channel of at most
 	// buf pending events and a cancel func that closes it (see
 	// node.Node.Events for the contract).

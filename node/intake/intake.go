@@ -58,6 +58,7 @@ type Intake struct {
 	self  string
 	check *adp.Checker
 	kept  func(*adp.Card)
+	fresh func(*adp.Card, From)
 
 	hintMu sync.Mutex
 	hints  map[string]*adp.Card // held cards read by Held, for the next Keep
@@ -77,6 +78,12 @@ func WithChecker(k *adp.Checker) Option { return func(in *Intake) { in.check = k
 // OnKept calls f with every card Keep took into the store or found held
 // already, after the store write, on the caller's goroutine.
 func OnKept(f func(*adp.Card)) Option { return func(in *Intake) { in.kept = f } }
+
+// OnStored calls f with every card Keep stored as the new held card of
+// its agent, and how it came, after the store write, on the caller's
+// goroutine (the node records first arrivals with it, package
+// node/arrivals).
+func OnStored(f func(*adp.Card, From)) Option { return func(in *Intake) { in.fresh = f } }
 
 // New returns an Intake writing to s for the node whose own agent id is
 // self (normalized): a card of self is never taken.
@@ -160,6 +167,9 @@ func (in *Intake) Keep(ctx context.Context, c *adp.Card, from From) (bool, error
 	}
 	if stored {
 		in.stored.Add(1)
+		if in.fresh != nil {
+			in.fresh(c, from)
+		}
 	}
 	if in.kept != nil {
 		in.kept(c)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +127,30 @@ func TestKeep(t *testing.T) {
 	after, _ := s.Card(ctx, c2.ID)
 	if !after.ReceivedAt.Equal(before.ReceivedAt) || after.Source != store.SourceDHT {
 		t.Fatalf("gaps only changed the held record: %+v, was %+v", after, before)
+	}
+}
+
+// TestOnStored checks that the hook sees each card that became the held
+// card, with its provenance, and not a card received again or an older one.
+func TestOnStored(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	_, self := newKey(t)
+	var seen []string
+	in := intake.New(s, adp.AgentID(self), intake.OnStored(func(c *adp.Card, from intake.From) {
+		seen = append(seen, fmt.Sprintf("%d/%s", *c.Seq, from.Source))
+	}))
+	sk, owner := newKey(t)
+	c1, c2 := signed(t, sk, 1), signed(t, sk, 2)
+	for _, o := range []struct {
+		c   *adp.Card
+		src store.Source
+	}{{c1, store.SourceGossip}, {c1, store.SourceDHT}, {c2, store.SourceDHT}, {c1, store.SourceAdvertise}, {c2, store.SourceGossip}} {
+		if _, _, err := in.Admit(ctx, o.c.Raw(), intake.From{Source: o.src, Owner: owner}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(seen, " "); got != "1/gossip 2/dht" {
+		t.Fatalf("OnStored saw %q, want \"1/gossip 2/dht\"", got)
 	}
 }

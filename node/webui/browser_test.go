@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/node/webui"
@@ -159,7 +160,8 @@ func view(hash string) chromedp.Action {
 }
 
 // shoot writes screenshots of the page at 375 and 1440 px wide under dir,
-// and the 1440 px one under docs/ when -update-docs is set.
+// and one of the whole page at 1440 px under docs/ when -update-docs is
+// set.
 func shoot(t *testing.T, ctx context.Context, dir, page string) {
 	t.Helper()
 	for _, w := range []int64{375, 1440} {
@@ -177,6 +179,15 @@ func shoot(t *testing.T, ctx context.Context, dir, page string) {
 		}
 		t.Logf("screenshot %s (%d bytes)", name, len(png))
 		if *updateDocs && w == 1440 {
+			// The whole page, below the fold too: a viewport as tall as it.
+			var height int64
+			if err := run(ctx, chromedp.Evaluate(`document.documentElement.scrollHeight`, &height)); err != nil {
+				t.Fatal(err)
+			}
+			if err := run(ctx, chromedp.EmulateViewport(w, max(height, 900)), chromedp.CaptureScreenshot(&png),
+				chromedp.EmulateViewport(w, 900)); err != nil {
+				t.Fatalf("whole-page screenshot %s: %v", page, err)
+			}
 			if err := os.WriteFile(filepath.Join("..", "..", "docs", "webui-"+page+".png"), png, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -218,6 +229,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("discover", func(t *testing.T) { discoverPage(t, tab, base, shots) })
 	t.Run("invoke", func(t *testing.T) { invokePage(t, tab, nw, base, shots) })
 	t.Run("live and escaped", func(t *testing.T) { liveAndEscaped(t, tab, nw, base) })
+	t.Run("graph follows a node leaving", func(t *testing.T) { nodeLeaves(t, tab, nw) })
 	if errs := con.errors(); len(errs) > 0 {
 		t.Fatalf("the page reported errors:\n%s", strings.Join(errs, "\n"))
 	}
@@ -228,21 +240,34 @@ func networkPage(t *testing.T, tab context.Context, nw *testnet.Network, base, s
 		chromedp.WaitVisible(`body[data-ready="true"]`)); err != nil {
 		t.Fatal(err)
 	}
-	peers := len(nw.Node(0).Peers())
 	type net struct {
-		Cards, Agents, Edges, PeerRows int
+		Scope                   string
+		Cards, Agents, PeerRows int
+		Edges                   [][]string
 	}
+	var want map[[2]string]bool
 	got := eval(t, tab, "network page", `({
+		scope: (document.querySelector('svg[data-scope]') || {dataset: {}}).dataset.scope || '',
 		cards: document.querySelectorAll('#cards tbody tr[data-agent]').length,
 		agents: document.querySelectorAll('svg g.node').length,
-		edges: document.querySelectorAll('svg line.edge').length,
+		edges: [...document.querySelectorAll('svg line.edge')].map(l => [l.dataset.a, l.dataset.b]),
 		peerRows: document.querySelectorAll('tr[data-peer]').length})`, func(v net) error {
-		if v.Cards != 5 || v.Agents != 5 || v.Edges != peers || v.PeerRows != peers || peers < 1 {
-			return fmt.Errorf("got %+v, want 5 cards, 5 agents and %d connections", v, peers)
+		// The connections every node reports, read again at each poll:
+		// a connection may open or close while the page is read.
+		want = connections(nw)
+		peers := len(nw.Node(0).Peers())
+		if v.Scope != "testnet" || v.Cards != 5 || v.Agents != 5 || v.PeerRows != peers || peers < 1 || len(v.Edges) != len(want) {
+			return fmt.Errorf("got %s scope, %d cards, %d agents, %d edges, %d peer rows; want testnet, 5, 5, %d and %d",
+				v.Scope, v.Cards, v.Agents, len(v.Edges), v.PeerRows, len(want), peers)
+		}
+		for _, e := range v.Edges {
+			if !want[pair(e[0], e[1])] {
+				return fmt.Errorf("edge %s — %s is not a connection any node reports", e[0], e[1])
+			}
 		}
 		return nil
 	})
-	t.Logf("network page: %+v", got)
+	t.Logf("network page: %d agents, %d connections (%d of node 0)", got.Agents, len(got.Edges), got.PeerRows)
 	var idsOnPage []string
 	if err := run(tab, chromedp.Evaluate(`[...document.querySelectorAll('#cards tbody tr')].map(r => r.dataset.agent)`, &idsOnPage)); err != nil {
 		t.Fatal(err)
@@ -252,7 +277,57 @@ func networkPage(t *testing.T, tab context.Context, nw *testnet.Network, base, s
 			t.Errorf("agent %s not listed; page lists %v", n.AgentID(), idsOnPage)
 		}
 	}
+	travelTable(t, tab, nw)
 	shoot(t, tab, shots, "network")
+}
+
+// connections returns the connections the testnet's nodes report, one
+// per pair of agents.
+func connections(nw *testnet.Network) map[[2]string]bool {
+	out := make(map[[2]string]bool)
+	for _, n := range nw.Nodes() {
+		if n == nil { // stopped
+			continue
+		}
+		for _, p := range n.Peers() {
+			out[pair(n.AgentID(), adp.AgentID(p))] = true
+		}
+	}
+	return out
+}
+
+func pair(a, b string) [2]string { return [2]string{min(a, b), max(a, b)} }
+
+// travelTable checks that the travel table has, for each node's current
+// card, an arrival time at every node: 0 at its owner, which published
+// it, and a positive time elsewhere.
+func travelTable(t *testing.T, tab context.Context, nw *testnet.Network) {
+	type cell struct {
+		Node string
+		MS   *float64
+	}
+	for _, owner := range nw.Nodes() {
+		id, seq := owner.AgentID(), *owner.Card().Seq
+		sel := fmt.Sprintf(`#travel tr[data-agent=%q][data-seq="%d"] td`, id, seq)
+		cells := eval(t, tab, "travel of "+owner.Card().Name, `[...document.querySelectorAll(`+strconv.Quote(sel)+`)].map(td => ({
+			node: td.dataset.node, ms: td.dataset.ms === undefined ? null : Number(td.dataset.ms)}))`, func(cs []cell) error {
+			n := 0
+			for _, c := range cs {
+				if c.MS != nil {
+					n++
+				}
+			}
+			if len(cs) != nw.Len() || n != nw.Len() {
+				return fmt.Errorf("%d of %d cells with a time, want one per node (%d)", n, len(cs), nw.Len())
+			}
+			return nil
+		})
+		for _, c := range cells {
+			if (c.Node == id) != (*c.MS == 0) || *c.MS < 0 {
+				t.Errorf("card of %s at node %s: %v ms, want 0 at its owner and more than 0 elsewhere", id, c.Node, *c.MS)
+			}
+		}
+	}
 }
 
 func discoverPage(t *testing.T, tab context.Context, base, shots string) {
@@ -389,6 +464,38 @@ func liveAndEscaped(t *testing.T, tab context.Context, nw *testnet.Network, base
 	eval(t, tab, "A2A form", `document.querySelector('#card-body pre').textContent`, func(s string) error {
 		if !strings.Contains(s, `"protocolVersion"`) && !strings.Contains(s, `"skills"`) {
 			return fmt.Errorf("not an A2A card: %.200q", s)
+		}
+		return nil
+	})
+}
+
+// nodeLeaves stops node 4 while the network page is open: without a
+// reload, the graph loses it and its connections, and names it among the
+// nodes that could not be read.
+func nodeLeaves(t *testing.T, tab context.Context, nw *testnet.Network) {
+	if err := run(tab, view("network"), chromedp.WaitVisible(`svg g.node`),
+		chromedp.Evaluate(`window.__notReloaded = true`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	gone := nw.Node(4).AgentID()
+	if err := nw.Stop(4); err != nil {
+		t.Fatal(err)
+	}
+	type graph struct {
+		NotReloaded   bool
+		Agents, Down  int
+		Edges         [][]string
+		GoneConnected bool
+	}
+	eval(t, tab, "graph after node 4 left", `({
+		notReloaded: window.__notReloaded === true,
+		agents: document.querySelectorAll('svg g.node').length,
+		down: document.querySelectorAll('#h-graph ~ ul.error li').length,
+		edges: [...document.querySelectorAll('svg line.edge')].map(l => [l.dataset.a, l.dataset.b]),
+		goneConnected: !!document.querySelector('svg g.node[data-agent=`+strconv.Quote(gone)+`]')})`, func(g graph) error {
+		want := connections(nw)
+		if !g.NotReloaded || g.Agents != 4 || g.Down != 1 || g.GoneConnected || len(g.Edges) != len(want) {
+			return fmt.Errorf("got %+v; want no reload, 4 agents, 1 node not read, node 4 gone and %d connections", g, len(want))
 		}
 		return nil
 	})

@@ -1,10 +1,15 @@
 // The Network view: this node, its peers, a live graph of the
-// connections and the cards held with their freshness.
+// connections (of every node on a testnet, of this node elsewhere), how
+// each card travelled on a testnet, and the cards held with their
+// freshness.
 import { h, svg, short, ago, until } from './dom.js';
-import { state, onState } from './state.js';
+import { state, onState, refresh } from './state.js';
 import { showCard } from './card.js';
 
 const W = 640, H = 400, maxGraph = 80;
+// pollMS: how often a testnet's view is read again. This node's events
+// say when its own peers or cards change, not when another node's do.
+const pollMS = 5000;
 const pos = new Map(); // agent id -> {x, y}, kept across redraws
 
 // relayed reports whether every address of a peer goes through a relay.
@@ -16,12 +21,15 @@ export function networkView(main) {
   const peers = h('section', { class: 'panel', 'aria-labelledby': 'h-peers' });
   const cards = h('section', { class: 'panel wide', 'aria-labelledby': 'h-cards' });
   const log = h('section', { class: 'panel', 'aria-labelledby': 'h-events' });
-  main.append(h('div', { class: 'grid' }, self, graph, peers, log, cards));
+  const travel = h('section', { class: 'panel wide', 'aria-labelledby': 'h-travel', hidden: true });
+  main.append(h('div', { class: 'grid' }, self, graph, peers, log, travel, cards));
   const draw = (s) => {
-    drawSelf(self, s); drawGraph(graph, s); drawPeers(peers, s); drawCards(cards, s); drawEvents(log, s);
+    drawSelf(self, s); drawGraph(graph, s); drawPeers(peers, s); drawTravel(travel, s); drawCards(cards, s); drawEvents(log, s);
   };
   draw(state);
-  return onState(draw);
+  const off = onState(draw);
+  const poll = setInterval(() => { if (state.network && state.network.scope === 'testnet') refresh(); }, pollMS);
+  return () => { off(); clearInterval(poll); };
 }
 
 function names(s) {
@@ -84,34 +92,101 @@ function layout(ids, edges, selfID) {
   if (me) { me.x = W / 2; me.y = H / 2; }
 }
 
+// network returns the nodes, links and scope to draw: the node's
+// GET /v1/network, or, where the API does not serve it, this node's own
+// connections.
+function network(s) {
+  if (s.network) return s.network;
+  const me = s.status.agent_id;
+  return { scope: 'local', nodes: [{ agent_id: me, name: s.status.name, directory: s.status.directory }],
+    links: s.peers.map(p => ({ a: me, b: p.agent_id, reported_by: [me], relayed: relayed(p) })), travel: [] };
+}
+
+// circle places the nodes of a testnet, often all connected to each
+// other, on a circle in node order, this node first.
+function circle(ids) {
+  const r = Math.min(W, H) / 2 - 40;
+  for (const [i, id] of ids.entries()) {
+    const a = -Math.PI / 2 + (i / ids.length) * 2 * Math.PI;
+    pos.set(id, { x: W / 2 + r * 1.4 * Math.cos(a), y: H / 2 + r * Math.sin(a) });
+  }
+}
+
 function drawGraph(el, s) {
   el.replaceChildren(h('h2', { id: 'h-graph', text: 'Connections' }));
   if (!s.status) return;
-  const selfID = s.status.agent_id;
+  const selfID = s.status.agent_id, nw = network(s), testnet = nw.scope === 'testnet';
   const label = names(s);
-  const ids = [selfID];
+  const read = new Map(nw.nodes.filter(n => !n.error).map(n => [n.agent_id, n]));
+  for (const n of read.values()) if (n.name) label.set(n.agent_id, n.name);
   const peerOf = new Map(s.peers.map(p => [p.agent_id, p]));
-  for (const p of s.peers) if (!ids.includes(p.agent_id)) ids.push(p.agent_id);
-  for (const c of s.cards) if (ids.length < maxGraph && !ids.includes(c.id)) ids.push(c.id);
-  const edges = s.peers.map(p => [selfID, p.agent_id]);
-  layout(ids, edges, selfID);
-  const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${s.peers.length} connections among ${ids.length} agents` });
-  for (const [a, b] of edges) {
-    const p = pos.get(a), q = pos.get(b), peer = peerOf.get(b);
-    g.append(svg('line', { class: 'edge' + (relayed(peer) ? ' relayed' : ''), 'data-peer': peer.peer_id, x1: p.x, y1: p.y, x2: q.x, y2: q.y }));
+  const ids = [selfID];
+  const add = (id) => { if (!ids.includes(id)) ids.push(id); };
+  for (const id of read.keys()) add(id);
+  for (const l of nw.links) { add(l.a); add(l.b); }
+  if (!testnet) for (const c of s.cards) if (ids.length < maxGraph) add(c.id);
+  if (testnet) circle(ids); else layout(ids, nw.links.map(l => [l.a, l.b]), selfID);
+  const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'data-scope': nw.scope,
+    'aria-label': `${nw.links.length} connections among ${ids.length} agents` });
+  for (const l of nw.links) {
+    const p = pos.get(l.a), q = pos.get(l.b);
+    // One end's word only, though the other end was read too.
+    const oneSided = testnet && l.reported_by.length < 2 && read.has(l.a) && read.has(l.b);
+    g.append(svg('line', { class: 'edge' + (l.relayed ? ' relayed' : '') + (oneSided ? ' one-sided' : ''),
+      'data-a': l.a, 'data-b': l.b, x1: p.x, y1: p.y, x2: q.x, y2: q.y },
+    svg('title', { text: (label.get(l.a) || short(l.a)) + ' — ' + (label.get(l.b) || short(l.b)) + (oneSided ? ' (reported by one end only)' : '') })));
   }
   for (const id of ids) {
-    const p = pos.get(id), peer = peerOf.get(id);
-    const cls = id === selfID ? 'self' : peer ? (peer.directory ? 'peer directory' : 'peer') : 'held';
+    const p = pos.get(id), peer = peerOf.get(id), node = read.get(id);
+    const dir = (peer && peer.directory) || (node && node.directory);
+    const cls = id === selfID ? 'self' : (peer || node || testnet) ? (dir ? 'peer directory' : 'peer') : 'held';
     const name = label.get(id) || short(id);
     g.append(svg('g', { class: 'node ' + cls, 'data-agent': id, transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})` },
       svg('title', { text: name + ' — ' + id }),
       svg('circle', { r: id === selfID ? 11 : 8 }),
       svg('text', { y: 22, 'text-anchor': 'middle', text: name.length > 24 ? name.slice(0, 23) + '…' : name })));
   }
+  const down = nw.nodes.filter(n => n.error);
   el.append(g, h('p', { class: 'legend small' },
-    h('span', { class: 'dot self' }), ' this node ', h('span', { class: 'dot peer' }), ' connected ',
-    h('span', { class: 'dot directory' }), ' directory peer ', h('span', { class: 'dot held' }), ' card held, not connected · dashed: relayed'));
+    h('span', { class: 'dot self' }), ' this node ', h('span', { class: 'dot peer' }), testnet ? ' node ' : ' connected ',
+    h('span', { class: 'dot directory' }), ' directory peer ', testnet ? '' : [h('span', { class: 'dot held' }), ' card held, not connected '],
+    '· dashed: relayed', testnet ? ' · dotted: reported by one end only' : ''),
+  h('p', { class: 'small muted', id: 'graph-scope', text: testnet
+    ? `Every node of this testnet, read through its local API: ${read.size} nodes, ${nw.links.length} connections.`
+    : 'Only this node\'s own connections: peers do not tell each other whom they are connected to.' }),
+  h('ul', { class: 'small error', hidden: !down.length }, down.map(n => h('li', { text: `${n.api || 'a node'}: ${n.error}` }))));
+}
+
+// drawTravel shows, on a testnet, how long each node's card took from
+// its publication to each node.
+function drawTravel(el, s) {
+  const nw = s.network;
+  el.hidden = !(nw && nw.scope === 'testnet');
+  if (el.hidden) { el.replaceChildren(); return; }
+  const nodes = nw.nodes.filter(n => !n.error);
+  const max = Math.max(1, ...nw.travel.flatMap(c => c.arrivals.map(a => a.after_ms || 0)));
+  el.replaceChildren(h('h2', { id: 'h-travel', text: 'Card travel' }),
+    h('p', { class: 'small muted', text: 'Time from a card\'s publication (its owner\'s record of when it signed and sent that seq) to its first arrival at each node (each node\'s record). All nodes of a testnet run on this machine and share its clock; a node that started after a publication counts from the publication.' }),
+    h('div', { class: 'scroll' }, h('table', { id: 'travel' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Card' }),
+        nodes.map(n => h('th', { scope: 'col', title: n.agent_id, text: n.name || short(n.agent_id) })))),
+      h('tbody', {}, nw.travel.map(c => {
+        const at = new Map(c.arrivals.map(a => [a.node, a]));
+        return h('tr', { 'data-agent': c.agent, 'data-seq': String(c.seq) },
+          h('th', { scope: 'row', title: c.agent }, c.name || short(c.agent), h('span', { class: 'muted small', text: ' seq ' + c.seq })),
+          nodes.map(n => travelCell(c, at.get(n.agent_id), n.agent_id, max)));
+      })))));
+}
+
+function travelCell(c, a, node, max) {
+  if (!a) return h('td', { class: 'muted', 'data-node': node, text: '—', title: 'not arrived yet' });
+  const title = `${a.source} at ${a.at}`;
+  if (a.after_ms == null) return h('td', { 'data-node': node, title, text: 'held (no publication record)' });
+  if (node === c.agent) return h('td', { class: 'origin', 'data-node': node, 'data-ms': '0', title, text: 'published' });
+  const ms = a.after_ms;
+  return h('td', { 'data-node': node, 'data-ms': String(ms), title },
+    h('span', { class: 'bar' }, h('span', { class: 'seg f-tag', style: { width: (100 * Math.max(0, ms) / max).toFixed(1) + '%' } })),
+    ' ' + (ms < 0 ? 'before this run' : ms < 1000 ? ms.toFixed(0) + ' ms' : (ms / 1000).toFixed(2) + ' s'));
 }
 
 function drawPeers(el, s) {

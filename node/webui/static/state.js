@@ -11,8 +11,10 @@ export async function api(path, body) {
   return j;
 }
 
-// state is what the views draw: this node, its peers, the held cards.
-export const state = { status: null, peers: [], cards: [], events: [] };
+// state is what the views draw: this node, its peers, the held cards and
+// what the node knows of the network (GET /v1/network; null where the
+// API does not serve it).
+export const state = { status: null, peers: [], cards: [], network: null, events: [] };
 const listeners = new Set();
 
 // onState registers fn to run after every state change; it returns the
@@ -21,15 +23,17 @@ export function onState(fn) { listeners.add(fn); return () => listeners.delete(f
 function changed() { for (const fn of listeners) fn(state); }
 
 let refreshing = null, again = false;
-// refresh reads status, peers and cards again (coalescing bursts).
+// refresh reads status, peers, cards and network again (coalescing
+// bursts).
 export async function refresh() {
   if (refreshing) { again = true; return refreshing; }
   refreshing = (async () => {
     do {
       again = false;
       try {
-        const [st, peers, cards] = await Promise.all([api('/v1/status'), api('/v1/peers'), api('/v1/cards')]);
-        state.status = st; state.peers = peers.peers || []; state.cards = cards.cards || [];
+        const [st, peers, cards, network] = await Promise.all([api('/v1/status'), api('/v1/peers'), api('/v1/cards'),
+          api('/v1/network').catch(() => null)]);
+        state.status = st; state.peers = peers.peers || []; state.cards = cards.cards || []; state.network = network;
         state.error = null;
       } catch (e) { state.error = String(e.message || e); }
       changed();
