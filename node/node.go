@@ -89,6 +89,7 @@ type Node struct {
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
 	apiURL      string
+	agentCardID string // AgentCard agent_id, from DataDir/agentcard-id
 	started     bool
 	closed      bool
 
@@ -166,6 +167,9 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory))
 	closers = append(closers, n.store.Close)
+	if n.agentCardID, err = loadAgentCardID(cfg.DataDir, cfg.Clock()); err != nil {
+		return nil, err
+	}
 
 	boot, err := bootstrapInfos(cfg.Bootstrap)
 	if err != nil {

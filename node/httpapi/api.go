@@ -17,6 +17,7 @@ import (
 
 	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/webui"
+	"github.com/adpnode/adpnode/node/wellknown"
 )
 
 // HTTP API limits.
@@ -64,7 +65,7 @@ func newHandler(svc Service, cfg config) http.Handler {
 	if cfg.streams == nil {
 		cfg.streams = newStreams(cfg.heartbeat)
 	}
-	a := &api{n: svc, streams: cfg.streams}
+	a := &api{n: svc, streams: cfg.streams, docs: wellknown.New(svc)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/card", a.getCard)
 	mux.HandleFunc("PUT /v1/card", a.putCard)
@@ -84,10 +85,10 @@ func newHandler(svc Service, cfg config) http.Handler {
 		writeAPIJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	})
 	mux.Handle("GET /metrics", cfg.metrics)
-	for path, doc := range wellKnownDocs {
-		mux.HandleFunc("GET "+path, a.wellKnown(doc))
+	for _, path := range wellknown.Paths() {
+		mux.HandleFunc("GET "+path, a.wellKnown)
 	}
-	mux.HandleFunc("GET /agents/{id}/ad.json", a.anpDescription)
+	mux.HandleFunc("GET "+wellknown.DescriptionPattern, a.anpDescription)
 	if cfg.mcp != nil {
 		mux.Handle(MCPPath, cfg.mcp)
 	}

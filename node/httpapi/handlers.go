@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node/wellknown"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -22,6 +22,7 @@ import (
 type api struct {
 	n       Service
 	streams *streams
+	docs    *wellknown.Docs
 }
 
 func (a *api) getCard(w http.ResponseWriter, r *http.Request) {
@@ -278,22 +279,6 @@ func (a *api) peers(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) status(w http.ResponseWriter, r *http.Request) {
 	writeAPIJSON(w, http.StatusOK, a.n.Status())
-}
-
-func (a *api) wellKnown(doc wellKnownDoc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := doc.render(a.n, r)
-		var ae *Error
-		if err != nil && !errors.As(err, &ae) {
-			// The card cannot be expressed in this format: the node's fault.
-			err = &Error{Status: http.StatusInternalServerError, Code: codeInternal, Message: "cannot render " + r.URL.Path + ": " + err.Error()}
-		}
-		if err != nil {
-			writeAPIError(w, err)
-			return
-		}
-		writeAPIRaw(w, http.StatusOK, doc.contentType, body)
-	}
 }
 
 // readBody reads the whole (already bounded) request body.
