@@ -67,6 +67,14 @@ type Config struct {
 	// APIAddr is host:port for the HTTP API; the host must be a loopback
 	// address. "127.0.0.1:0" picks a free port; "" disables the API.
 	APIAddr string
+	// PublicHTTP is host:port of the public read-only HTTP server (package
+	// node/publichttp: the well-known documents and a read-only web view,
+	// for clients on other machines); any interface. "" = off.
+	PublicHTTP string
+	// PublicURL is the base URL clients reach the public server at (behind
+	// a proxy, say), which its documents link to; "" = http:// and the
+	// Host each request names.
+	PublicURL string
 	// Bootstrap are multiaddrs ending in /p2p/<peer id>.
 	Bootstrap []string
 	// Directory makes the node a directory peer: it keeps every card it
@@ -184,6 +192,7 @@ func (c Config) Validate() error {
 			bad("api", "%v", err)
 		}
 	}
+	c.validatePublic(bad)
 	for i, s := range c.Bootstrap {
 		if _, err := parseBootstrap(s); err != nil {
 			bad(fmt.Sprintf("bootstrap[%d]", i), "%v", err)
@@ -242,6 +251,26 @@ func (c Config) validateAgent(bad func(name, format string, args ...any)) {
 	}
 }
 
+// validatePublic checks the public server's address and URL.
+func (c Config) validatePublic(bad func(name, format string, args ...any)) {
+	if c.PublicHTTP != "" {
+		if _, port, err := net.SplitHostPort(c.PublicHTTP); err != nil {
+			bad("public_http", "%q: %v", c.PublicHTTP, err)
+		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			bad("public_http", "%q: bad port", c.PublicHTTP)
+		}
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		switch {
+		case c.PublicHTTP == "":
+			bad("public_url", "needs public_http")
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "":
+			bad("public_url", "%q must be an absolute http or https URL without query or fragment", c.PublicURL)
+		}
+	}
+}
+
 // checkLoopbackHostPort accepts host:port where host is a loopback IP or
 // "localhost"; the API never listens beyond the machine.
 func checkLoopbackHostPort(addr string) error {
@@ -277,6 +306,8 @@ type fileConfig struct {
 	DataDir           *string  `json:"data_dir"`
 	Listen            []string `json:"listen"`
 	API               *string  `json:"api"`
+	PublicHTTP        *string  `json:"public_http"`
+	PublicURL         *string  `json:"public_url"`
 	Bootstrap         []string `json:"bootstrap"`
 	Directory         *bool    `json:"directory"`
 	AgentURL          *string  `json:"agent_url"`
@@ -329,6 +360,8 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	}
 	set(&cfg.DataDir, fc.DataDir)
 	set(&cfg.APIAddr, fc.API)
+	set(&cfg.PublicHTTP, fc.PublicHTTP)
+	set(&cfg.PublicURL, fc.PublicURL)
 	set(&cfg.AgentURL, fc.AgentURL)
 	set(&cfg.AgentMCPCommand, fc.AgentMCPCommand)
 	set(&cfg.AgentMCPURL, fc.AgentMCPURL)

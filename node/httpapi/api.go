@@ -212,7 +212,7 @@ func writeAPIRaw(w http.ResponseWriter, status int, contentType string, b []byte
 func writeAPIError(w http.ResponseWriter, err error) {
 	e := withCorrelation(ErrorOf(err))
 	w.Header().Set(CorrelationHeader, e.CorrelationID)
-	if e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable {
+	if (e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable) && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "1")
 	}
 	b, _ := json.Marshal(e)

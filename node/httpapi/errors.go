@@ -71,6 +71,32 @@ func badRequestf(path, format string, args ...any) *Error {
 	return badRequest(path, fmt.Sprintf(format, args...))
 }
 
+// NewError returns an *Error of status with msg and the code of that
+// status (invalid_request, not_found, rate_limited...), for the node's
+// other HTTP servers, which answer in the same model.
+func NewError(status int, msg string) *Error {
+	code := codeInvalidRequest
+	switch status {
+	case http.StatusNotFound, http.StatusGone:
+		code = codeNotFound
+	case http.StatusTooManyRequests:
+		code = codeRateLimited
+	case http.StatusForbidden:
+		code = codeForbidden
+	case http.StatusGatewayTimeout:
+		code = codeTimeout
+	default:
+		if status >= 500 {
+			code = codeInternal
+		}
+	}
+	return &Error{Status: status, Code: code, Message: msg}
+}
+
+// WriteError answers err in the error model (mapped by ErrorOf, with a
+// correlation id), as every handler of the API does.
+func WriteError(w http.ResponseWriter, err error) { writeAPIError(w, err) }
+
 // ErrorOf maps an error from the service to the error model and an HTTP
 // status: the sentinel and typed errors of packages nodeapi, discovery,
 // adp, store and aitp each have their code and status; anything else is

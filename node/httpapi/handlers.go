@@ -60,6 +60,17 @@ func viewRecord(rec *store.Record, now time.Time) CardView {
 	return v
 }
 
+// ViewCard is the answer of GET /v1/cards/{id}: the held card rec with
+// its provenance, freshness and whether its signature verifies.
+func ViewCard(rec *store.Record, now time.Time) CardView {
+	v := viewRecord(rec, now)
+	v.Signature = SignatureValid
+	if err := rec.Card.Verify(); err != nil {
+		v.Signature = err.Error()
+	}
+	return v
+}
+
 // maxListCards bounds one page of GET /v1/cards.
 const maxListCards = 10000
 
@@ -117,28 +128,33 @@ func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string
 		a.cardInFormat(w, rec.Card, f)
 		return
 	}
-	v := viewRecord(rec, time.Now())
-	v.Signature = SignatureValid
-	if err := rec.Card.Verify(); err != nil {
-		v.Signature = err.Error()
-	}
-	writeAPIJSON(w, http.StatusOK, v)
+	writeAPIJSON(w, http.StatusOK, ViewCard(rec, time.Now()))
 }
 
 // cardInFormat answers a card converted by package bridge to the format
 // named by the format query parameter (adp, a2a, agentcard, oasf...).
 func (a *api) cardInFormat(w http.ResponseWriter, c *adp.Card, format string) {
-	f, err := bridge.ParseFormat(format)
+	b, err := CardInFormat(c, format)
 	if err != nil {
-		writeAPIError(w, badRequestf("", "query parameter format: %v", err))
-		return
-	}
-	b, err := bridge.Encode(f, c)
-	if err != nil {
-		writeAPIError(w, &Error{Status: http.StatusUnprocessableEntity, Code: codeInvalidRequest, Message: "cannot express the card as " + string(f) + ": " + err.Error()})
+		writeAPIError(w, err)
 		return
 	}
 	writeAPIRaw(w, http.StatusOK, "application/json", b)
+}
+
+// CardInFormat converts c with package bridge to the format named
+// (adp, a2a, agentcard, oasf...); an unknown format or a card the format
+// cannot express is an *Error.
+func CardInFormat(c *adp.Card, format string) ([]byte, error) {
+	f, err := bridge.ParseFormat(format)
+	if err != nil {
+		return nil, badRequestf("", "query parameter format: %v", err)
+	}
+	b, err := bridge.Encode(f, c)
+	if err != nil {
+		return nil, &Error{Status: http.StatusUnprocessableEntity, Code: codeInvalidRequest, Message: "cannot express the card as " + string(f) + ": " + err.Error()}
+	}
+	return b, nil
 }
 
 func (a *api) discover(w http.ResponseWriter, r *http.Request) {
