@@ -26,7 +26,7 @@ type testNode struct {
 	bootstrap         []string
 	dataDir           string // reuse (restart); empty = fresh
 	noAPI             bool
-	publicHTTP        bool // serve the public server on a free loopback port
+	publicHTTP        bool          // serve the public server on a free loopback port
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
