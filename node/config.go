@@ -23,6 +23,7 @@ import (
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/peering"
+	"github.com/adpnode/adpnode/node/publichttp"
 )
 
 // Defaults applied by DefaultConfig and, for zero values, by New.
@@ -254,32 +255,39 @@ func (c Config) validateAgent(bad func(name, format string, args ...any)) {
 // validatePublic checks the public server's address and URL.
 func (c Config) validatePublic(bad func(name, format string, args ...any)) {
 	if c.PublicHTTP != "" {
-		if _, port, err := net.SplitHostPort(c.PublicHTTP); err != nil {
-			bad("public_http", "%q: %v", c.PublicHTTP, err)
-		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-			bad("public_http", "%q: bad port", c.PublicHTTP)
+		if _, err := splitHostPort(c.PublicHTTP); err != nil {
+			bad("public_http", "%v", err)
 		}
 	}
-	if c.PublicURL != "" {
-		u, err := url.Parse(c.PublicURL)
-		switch {
-		case c.PublicHTTP == "":
-			bad("public_url", "needs public_http")
-		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "":
-			bad("public_url", "%q must be an absolute http or https URL without query or fragment", c.PublicURL)
+	switch {
+	case c.PublicURL == "":
+	case c.PublicHTTP == "":
+		bad("public_url", "needs public_http")
+	default:
+		if err := publichttp.CheckURL(c.PublicURL); err != nil {
+			bad("public_url", "%v", err)
 		}
 	}
+}
+
+// splitHostPort splits host:port and checks the port; it returns the host.
+func splitHostPort(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("%q: %v", addr, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%q: bad port", addr)
+	}
+	return host, nil
 }
 
 // checkLoopbackHostPort accepts host:port where host is a loopback IP or
 // "localhost"; the API never listens beyond the machine.
 func checkLoopbackHostPort(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
+	host, err := splitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%q: %v", addr, err)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("%q: bad port", addr)
+		return err
 	}
 	if !httpapi.IsLoopbackName(host) {
 		return fmt.Errorf("%q: host must be a loopback address", addr)

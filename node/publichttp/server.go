@@ -93,8 +93,8 @@ type handler struct {
 
 func newHandler(svc Service, cfg config) (http.Handler, error) {
 	if cfg.url != "" {
-		if u, err := url.Parse(cfg.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("%w: %q", ErrBadURL, cfg.url)
+		if err := CheckURL(cfg.url); err != nil {
+			return nil, err
 		}
 	}
 	m, err := ratelimit.NewMetrics(cfg.reg)
@@ -123,6 +123,16 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 	})
 	all := ratelimit.NewGuard(ratelimit.GuardPublicHTTP, cfg.limits, m, cfg.now)
 	return guard(mux, all, cfg.log), nil
+}
+
+// CheckURL reports whether u can be a WithURL value: an absolute http or
+// https URL without query or fragment (ErrBadURL otherwise).
+func CheckURL(u string) error {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
+		return fmt.Errorf("%w: %q", ErrBadURL, u)
+	}
+	return nil
 }
 
 // guard is what every request passes first: GET or HEAD only, a bounded
