@@ -12,6 +12,7 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/wellknown"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -99,7 +100,7 @@ func WriteError(w http.ResponseWriter, err error) { writeAPIError(w, err) }
 
 // ErrorOf maps an error from the service to the error model and an HTTP
 // status: the sentinel and typed errors of packages nodeapi, discovery,
-// adp, store and aitp each have their code and status; anything else is
+// wellknown, adp, store and aitp each have their code and status; anything else is
 // a 500 "internal".
 func ErrorOf(err error) *Error {
 	var (
@@ -144,6 +145,10 @@ func ErrorOf(err error) *Error {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Path: "/agent", Message: err.Error()}
 	case errors.Is(err, adp.ErrMalformed), errors.Is(err, adp.ErrTooDeep), errors.Is(err, adp.ErrInvalid), errors.Is(err, store.ErrInvalid):
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
+	case errors.Is(err, wellknown.ErrBadPage):
+		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
+	case errors.Is(err, wellknown.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: err.Error()}
 	case errors.Is(err, discovery.ErrBadScope):
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):

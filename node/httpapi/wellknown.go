@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/adpnode/adpnode/node/wellknown"
@@ -28,16 +27,12 @@ func (a *api) base() wellknown.Base {
 	return wellknown.Base{URL: u, InvokeURL: u + "/v1/invoke"}
 }
 
+// writeDoc answers doc with its caching headers, or err (a card the
+// format cannot express is the node's fault: 500).
 func (a *api) writeDoc(w http.ResponseWriter, r *http.Request, doc *wellknown.Document, err error) {
-	switch {
-	case errors.Is(err, wellknown.ErrBadPage):
-		writeAPIError(w, badRequest("", err.Error()))
-	case errors.Is(err, wellknown.ErrNotFound):
-		writeAPIError(w, &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: err.Error()})
-	case err != nil:
-		// The card cannot be expressed in this format: the node's fault.
-		writeAPIError(w, &Error{Status: http.StatusInternalServerError, Code: codeInternal, Message: "cannot render " + r.URL.Path + ": " + err.Error()})
-	default:
-		wellknown.Write(w, r, doc)
+	if err != nil {
+		writeAPIError(w, err)
+		return
 	}
+	wellknown.Write(w, r, doc)
 }

@@ -56,17 +56,14 @@ func (h *handler) description(w http.ResponseWriter, r *http.Request) {
 	writeDoc(w, r, doc, err)
 }
 
+// writeDoc answers doc with its caching headers, or err in the API's
+// error model.
 func writeDoc(w http.ResponseWriter, r *http.Request, doc *wellknown.Document, err error) {
-	switch {
-	case errors.Is(err, wellknown.ErrBadPage):
-		httpapi.WriteError(w, httpapi.NewError(http.StatusBadRequest, err.Error()))
-	case errors.Is(err, wellknown.ErrNotFound):
-		httpapi.WriteError(w, httpapi.NewError(http.StatusNotFound, err.Error()))
-	case err != nil:
-		httpapi.WriteError(w, httpapi.NewError(http.StatusInternalServerError, "cannot render "+r.URL.Path))
-	default:
-		wellknown.Write(w, r, doc)
+	if err != nil {
+		httpapi.WriteError(w, err)
+		return
 	}
+	wellknown.Write(w, r, doc)
 }
 
 // status is the node's summary without what only its operator should
