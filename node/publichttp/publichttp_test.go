@@ -115,6 +115,9 @@ func serve(t *testing.T, svc publichttp.Service, opts ...publichttp.Option) stri
 		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("Serve: %v", err)
 		}
+		if err := srv.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
 	})
 	return "http://" + ln.Addr().String()
 }
