@@ -3,6 +3,7 @@ package node_test
 import (
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -154,8 +155,28 @@ func TestAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if ct := resp.Header.Get("Content-Type"); ct != "application/agentcard+json" {
-			t.Errorf("agentcard Content-Type %q", ct)
+		if mt, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "application/agentcard+json" || params["charset"] != "utf-8" {
+			t.Errorf("agentcard Content-Type %q", resp.Header.Get("Content-Type"))
+		}
+		if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=3600" {
+			t.Errorf("agentcard Cache-Control %q, want the draft's max-age=3600", cc)
+		}
+		req, _ := http.NewRequest("GET", n.APIURL()+"/.well-known/agent-card.json", nil)
+		req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+		if resp, err = http.DefaultClient.Do(req); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("ETag") == "" || resp.Header.Get("Cache-Control") != "public, max-age=300" {
+			t.Errorf("A2A card with another document's ETag: %d, ETag %q, Cache-Control %q", resp.StatusCode, resp.Header.Get("ETag"), resp.Header.Get("Cache-Control"))
+		}
+		req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+		if resp, err = http.DefaultClient.Do(req); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotModified {
+			t.Errorf("A2A card with its own ETag: %d, want 304", resp.StatusCode)
 		}
 		code, body = api(t, n, "GET", "/.well-known/agent-descriptions?page=0", "")
 		if code != 400 {

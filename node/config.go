@@ -24,6 +24,7 @@ import (
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/peering"
+	"github.com/adpnode/adpnode/node/publichttp"
 )
 
 // Defaults applied by DefaultConfig and, for zero values, by New.
@@ -68,6 +69,14 @@ type Config struct {
 	// APIAddr is host:port for the HTTP API; the host must be a loopback
 	// address. "127.0.0.1:0" picks a free port; "" disables the API.
 	APIAddr string
+	// PublicHTTP is host:port of the public read-only HTTP server (package
+	// node/publichttp: the well-known documents and a read-only web view,
+	// for clients on other machines); any interface. "" = off.
+	PublicHTTP string
+	// PublicURL is the base URL clients reach the public server at (behind
+	// a proxy, say), which its documents link to; "" = http:// and the
+	// Host each request names.
+	PublicURL string
 	// Bootstrap are multiaddrs ending in /p2p/<peer id>.
 	Bootstrap []string
 	// Directory makes the node a directory peer: it keeps every card it
@@ -204,6 +213,7 @@ func (c Config) Validate() error {
 			bad("api", "%v", err)
 		}
 	}
+	c.validatePublic(bad)
 	for i, s := range c.Bootstrap {
 		if _, err := parseBootstrap(s); err != nil {
 			bad(fmt.Sprintf("bootstrap[%d]", i), "%v", err)
@@ -267,15 +277,42 @@ func (c Config) validateAgent(bad func(name, format string, args ...any)) {
 	}
 }
 
+// validatePublic checks the public server's address and URL.
+func (c Config) validatePublic(bad func(name, format string, args ...any)) {
+	if c.PublicHTTP != "" {
+		if _, err := splitHostPort(c.PublicHTTP); err != nil {
+			bad("public_http", "%v", err)
+		}
+	}
+	switch {
+	case c.PublicURL == "":
+	case c.PublicHTTP == "":
+		bad("public_url", "needs public_http")
+	default:
+		if err := publichttp.CheckURL(c.PublicURL); err != nil {
+			bad("public_url", "%v", err)
+		}
+	}
+}
+
+// splitHostPort splits host:port and checks the port; it returns the host.
+func splitHostPort(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("%q: %v", addr, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%q: bad port", addr)
+	}
+	return host, nil
+}
+
 // checkLoopbackHostPort accepts host:port where host is a loopback IP or
 // "localhost"; the API never listens beyond the machine.
 func checkLoopbackHostPort(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
+	host, err := splitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%q: %v", addr, err)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("%q: bad port", addr)
+		return err
 	}
 	if !httpapi.IsLoopbackName(host) {
 		return fmt.Errorf("%q: host must be a loopback address", addr)
@@ -302,6 +339,8 @@ type fileConfig struct {
 	DataDir           *string  `json:"data_dir"`
 	Listen            []string `json:"listen"`
 	API               *string  `json:"api"`
+	PublicHTTP        *string  `json:"public_http"`
+	PublicURL         *string  `json:"public_url"`
 	Bootstrap         []string `json:"bootstrap"`
 	Directory         *bool    `json:"directory"`
 	AgentURL          *string  `json:"agent_url"`
@@ -356,6 +395,8 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	}
 	set(&cfg.DataDir, fc.DataDir)
 	set(&cfg.APIAddr, fc.API)
+	set(&cfg.PublicHTTP, fc.PublicHTTP)
+	set(&cfg.PublicURL, fc.PublicURL)
 	set(&cfg.AgentURL, fc.AgentURL)
 	set(&cfg.AgentMCPCommand, fc.AgentMCPCommand)
 	set(&cfg.AgentMCPURL, fc.AgentMCPURL)

@@ -39,6 +39,11 @@ func TestConfigValidate(t *testing.T) {
 		{"simulated public", func(c *Config) { c.Reach.SimulatedPublic = []string{"10.0.0.1"} }, "simulated_public"},
 		{"did:wba domain is an IP", func(c *Config) { c.DIDWbaDomain = "10.0.0.1:8443" }, "did_wba_domain"},
 		{"did:wba domain path", func(c *Config) { c.DIDWbaDomain = "example.com/a b" }, "did_wba_domain"},
+		{"public http no port", func(c *Config) { c.PublicHTTP = "0.0.0.0" }, "public_http"},
+		{"public http bad port", func(c *Config) { c.PublicHTTP = ":99999" }, "public_http"},
+		{"public url alone", func(c *Config) { c.PublicURL = "https://agents.example" }, "public_url"},
+		{"public url scheme", func(c *Config) { c.PublicHTTP, c.PublicURL = ":8080", "ftp://agents.example" }, "public_url"},
+		{"public url query", func(c *Config) { c.PublicHTTP, c.PublicURL = ":8080", "https://agents.example/?a=b" }, "public_url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +57,11 @@ func TestConfigValidate(t *testing.T) {
 				t.Fatalf("Validate = %q, want mention of %q", err, tt.want)
 			}
 		})
+	}
+	pub := good
+	pub.PublicHTTP, pub.PublicURL = "0.0.0.0:8080", "https://agents.example/adp"
+	if err := pub.Validate(); err != nil {
+		t.Errorf("public server on every interface: %v", err)
 	}
 	for _, ok := range []string{"127.0.0.1:0", "localhost:5001", "[::1]:80"} {
 		c := good

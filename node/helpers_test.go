@@ -26,6 +26,7 @@ type testNode struct {
 	bootstrap         []string
 	dataDir           string // reuse (restart); empty = fresh
 	noAPI             bool
+	publicHTTP        bool          // serve the public server on a free loopback port
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
@@ -67,6 +68,9 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""
+	}
+	if tn.publicHTTP {
+		cfg.PublicHTTP = "127.0.0.1:0"
 	}
 	cfg.AgentMCPCommand, cfg.AgentMCPURL = tn.agentMCPCommand, tn.agentMCPURL
 	if tn.listen != nil {

@@ -34,6 +34,7 @@ import (
 	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/node/netview"
 	"github.com/adpnode/adpnode/node/peering"
+	"github.com/adpnode/adpnode/node/publichttp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -98,6 +99,9 @@ type Node struct {
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
 	apiURL      string
+	agentCardID string // AgentCard agent_id, from DataDir/agentcard-id
+	publicSrv   *publichttp.Server
+	publicURL   string
 	started     bool
 	closed      bool
 
@@ -181,6 +185,9 @@ func New(cfg Config) (_ *Node, err error) {
 		intake.OnStored(func(c *adp.Card, from intake.From) { n.arrivals.Note(c.ID, seqOf(c), string(from.Source)) }))
 	n.netview = netview.New(n, netview.WithPeersFile(cfg.TestnetPeers), netview.WithLogger(n.log))
 	closers = append(closers, n.store.Close)
+	if n.agentCardID, err = loadAgentCardID(cfg.DataDir, cfg.Clock()); err != nil {
+		return nil, err
+	}
 
 	boot, err := bootstrapInfos(cfg.Bootstrap)
 	if err != nil {
@@ -338,6 +345,11 @@ func (n *Node) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	if n.cfg.PublicHTTP != "" {
+		if err := n.servePublic(); err != nil {
+			return err
+		}
+	}
 	n.goLoop(func(ctx context.Context) { n.greetLoop(ctx, n.greetings) })
 	conns, err := n.subscribeConnectedness()
 	if err != nil {
@@ -400,16 +412,16 @@ func (n *Node) goLoop(f func(ctx context.Context)) {
 	}()
 }
 
-// Close shuts the node down in order: HTTP API, background loops, peering, gossip,
+// Close shuts the node down in order: public HTTP server, HTTP API, background loops, peering, gossip,
 // DHT, invocation layer, host, store. It waits for every goroutine the node
 // started and is idempotent.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.mu.Lock()
 		n.closed = true
-		srv, mcpSrv := n.httpSrv, n.mcpSrv
+		srv, mcpSrv, publicSrv := n.httpSrv, n.mcpSrv, n.publicSrv
 		n.mu.Unlock()
-		var errs []error
+		errs := []error{closePublic(publicSrv)}
 		if mcpSrv != nil {
 			// First, so that its open streams do not hold up the API's shutdown.
 			errs = append(errs, mcpSrv.Close())

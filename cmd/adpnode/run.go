@@ -21,6 +21,7 @@ import (
 // line override the environment and the config file.
 type runFlags struct {
 	config, dataDir, api, agentURL, logLevel string
+	publicHTTP, publicURL                    string
 	agentMCPCommand, agentMCPURL             string
 	listen, bootstrap                        []string
 	announce, noAnnounce, simPublic          []string
@@ -41,7 +42,7 @@ func newRunCmd() *cobra.Command {
 
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
-bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
+public_http, public_url, bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
 demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
 relay_service, no_port_map, mdns, a2a_allow_private, did_wba_domain), the
@@ -61,7 +62,10 @@ backoff for as long as it runs, the peers it met are kept in DIR/peers.json
 and redialled when it has few connections, and the listen ports picked at
 the first start (DIR/listen.json) are reused unless --listen names a port.
 
-The HTTP API's base URL is written to DIR/api once it listens.`,
+The HTTP API's base URL is written to DIR/api once it listens. The API
+stays on loopback; --public-http ADDR serves, apart from it and to anyone,
+a read-only server: the well-known documents (A2A, ADP, AgentCard, ANP,
+agent.json) with caching headers, and a read-only web view.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := rf.buildConfig(cmd)
@@ -84,6 +88,8 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.BoolVar(&rf.noPortMap, "no-port-map", false, "do not ask the gateway for a port mapping (UPnP, NAT-PMP)")
 	f.StringArrayVar(&rf.simPublic, "simulate-public-subnet", nil, "TESTS ONLY: treat this private IPv4 subnet as public Internet addresses (network-namespace NAT tests), repeatable")
 	f.StringVar(&rf.api, "api", node.DefaultAPIAddr, `HTTP API address on a loopback interface ("127.0.0.1:0" picks a port, "" disables)`)
+	f.StringVar(&rf.publicHTTP, "public-http", "", `public read-only HTTP server address, any interface ("0.0.0.0:8080"; "" = off)`)
+	f.StringVar(&rf.publicURL, "public-url", "", "base URL clients reach --public-http at (e.g. https://agents.example.com behind a proxy); default http:// and the request's Host")
 	f.StringArrayVar(&rf.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr ending in /p2p/<peer id>, repeatable")
 	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
 	f.StringVar(&rf.agentURL, "agent-url", "", "forward tool calls to this HTTP agent (POST <url>/<tool>)")
@@ -124,6 +130,12 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("api") {
 		cfg.APIAddr = rf.api
+	}
+	if f.Changed("public-http") {
+		cfg.PublicHTTP = rf.publicHTTP
+	}
+	if f.Changed("public-url") {
+		cfg.PublicURL = rf.publicURL
 	}
 	if f.Changed("bootstrap") {
 		cfg.Bootstrap = rf.bootstrap

@@ -212,6 +212,28 @@ func TestRunConfigPrecedence(t *testing.T) {
 	}
 }
 
+// TestRunPublicHTTP: --public-http and --public-url reach the config,
+// over the config file's public_http and public_url.
+func TestRunPublicHTTP(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cfg.json")
+	if err := os.WriteFile(file, []byte(`{"data_dir":"/file","public_http":"0.0.0.0:8080","public_url":"https://a.example"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var rf runFlags
+	rf.config, rf.publicHTTP, rf.logLevel = file, "0.0.0.0:9090", "info"
+	cmd := newRunCmd()
+	if err := cmd.Flags().Set("public-http", rf.publicHTTP); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := rf.buildConfig(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PublicHTTP != "0.0.0.0:9090" || cfg.PublicURL != "https://a.example" || cfg.APIAddr != node.DefaultAPIAddr {
+		t.Fatalf("public http %q, public url %q, api %q", cfg.PublicHTTP, cfg.PublicURL, cfg.APIAddr)
+	}
+}
+
 func TestPrintDiscoverWarnings(t *testing.T) {
 	raw := []byte(`{"results":[{"id":"agent://k51a","name":"Counter","score":0.5,"matched_tags":["text"]}],
 		"warnings":["agent_card reduced to the summary fields (redacted); request detail \"full\" for the signed cards","tag \"x\" is unknown"],

@@ -15,6 +15,11 @@ const (
 	GuardAdvertise = "advertise" // adp.advertise calls
 	GuardDiscover  = "discover"  // adp.discover calls
 	GuardGossip    = "gossip"    // cards received by gossip, per relaying peer
+	// GuardPublicHTTP and GuardPublicDiscover charge requests to the
+	// public HTTP server (package node/publichttp) per source IP: every
+	// request, and discoveries apart.
+	GuardPublicHTTP     = "public_http"
+	GuardPublicDiscover = "public_discover"
 )
 
 // Scopes: the closed set of the "scope" label.
@@ -41,7 +46,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "adpnode_ratelimit_refused_total",
-		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip) and scope (peer, network).",
+		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, public_http, public_discover) and scope (peer, network).",
 	}, []string{"guard", "scope"})
 	if reg != nil {
 		if err := reg.Register(c); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/webui"
+	"github.com/adpnode/adpnode/node/wellknown"
 )
 
 // HTTP API limits.
@@ -66,7 +67,7 @@ func newHandler(svc Service, cfg config) http.Handler {
 	if cfg.streams == nil {
 		cfg.streams = newStreams(cfg.heartbeat)
 	}
-	a := &api{n: svc, streams: cfg.streams}
+	a := &api{n: svc, streams: cfg.streams, docs: wellknown.New(svc)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/card", a.getCard)
 	mux.HandleFunc("PUT /v1/card", a.putCard)
@@ -88,10 +89,10 @@ func newHandler(svc Service, cfg config) http.Handler {
 		writeAPIJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	})
 	mux.Handle("GET /metrics", cfg.metrics)
-	for path, doc := range wellKnownDocs {
-		mux.HandleFunc("GET "+path, a.wellKnown(doc))
+	for _, path := range wellknown.Paths() {
+		mux.HandleFunc("GET "+path, a.wellKnown)
 	}
-	mux.HandleFunc("GET /agents/{id}/ad.json", a.anpDescription)
+	mux.HandleFunc("GET "+wellknown.DescriptionPattern, a.anpDescription)
 	if cfg.mcp != nil {
 		mux.Handle(MCPPath, cfg.mcp)
 	}
@@ -218,7 +219,7 @@ func writeAPIRaw(w http.ResponseWriter, status int, contentType string, b []byte
 func writeAPIError(w http.ResponseWriter, err error) {
 	e := withCorrelation(ErrorOf(err))
 	w.Header().Set(CorrelationHeader, e.CorrelationID)
-	if e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable {
+	if (e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable) && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "1")
 	}
 	b, _ := json.Marshal(e)

@@ -9,9 +9,10 @@
 // MaxArrivalAgents agent parameters), /v1/network, /v1/events
 // (server-sent events of card and peer changes: at most
 // MaxEventSubscribers streams, each with a bounded buffer and a
-// heartbeat, ended by Server.Shutdown), /healthz,
-// /metrics, the /.well-known documents, /agents/{id}/ad.json and the web
-// view of package webui at "/", behind a guard that
+// heartbeat, ended by Server.Shutdown), /healthz, /metrics, the
+// /.well-known documents and /agents/{id}/ad.json (built by package
+// node/wellknown, with its caching headers) and the web view of
+// package webui at "/", behind a guard that
 // refuses non-loopback Host names, cross-site browser requests and
 // non-JSON bodies, and bounds every body to MaxAPIBody. [NewServer] adds
 // the timeouts and header bound of the server.

@@ -12,6 +12,7 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/wellknown"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -71,9 +72,35 @@ func badRequestf(path, format string, args ...any) *Error {
 	return badRequest(path, fmt.Sprintf(format, args...))
 }
 
+// NewError returns an *Error of status with msg and the code of that
+// status (invalid_request, not_found, rate_limited...), for the node's
+// other HTTP servers, which answer in the same model.
+func NewError(status int, msg string) *Error {
+	code := codeInvalidRequest
+	switch status {
+	case http.StatusNotFound, http.StatusGone:
+		code = codeNotFound
+	case http.StatusTooManyRequests:
+		code = codeRateLimited
+	case http.StatusForbidden:
+		code = codeForbidden
+	case http.StatusGatewayTimeout:
+		code = codeTimeout
+	default:
+		if status >= 500 {
+			code = codeInternal
+		}
+	}
+	return &Error{Status: status, Code: code, Message: msg}
+}
+
+// WriteError answers err in the error model (mapped by ErrorOf, with a
+// correlation id), as every handler of the API does.
+func WriteError(w http.ResponseWriter, err error) { writeAPIError(w, err) }
+
 // ErrorOf maps an error from the service to the error model and an HTTP
 // status: the sentinel and typed errors of packages nodeapi, discovery,
-// adp, store and aitp each have their code and status; anything else is
+// wellknown, adp, store and aitp each have their code and status; anything else is
 // a 500 "internal".
 func ErrorOf(err error) *Error {
 	var (
@@ -118,6 +145,10 @@ func ErrorOf(err error) *Error {
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Path: "/agent", Message: err.Error()}
 	case errors.Is(err, adp.ErrMalformed), errors.Is(err, adp.ErrTooDeep), errors.Is(err, adp.ErrInvalid), errors.Is(err, store.ErrInvalid):
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
+	case errors.Is(err, wellknown.ErrBadPage):
+		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
+	case errors.Is(err, wellknown.ErrNotFound):
+		return &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: err.Error()}
 	case errors.Is(err, discovery.ErrBadScope):
 		return &Error{Status: http.StatusBadRequest, Code: codeInvalidRequest, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):

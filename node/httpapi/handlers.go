@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/wellknown"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -23,6 +23,7 @@ import (
 type api struct {
 	n       Service
 	streams *streams
+	docs    *wellknown.Docs
 }
 
 func (a *api) getCard(w http.ResponseWriter, r *http.Request) {
@@ -56,6 +57,17 @@ func viewRecord(rec *store.Record, now time.Time) CardView {
 	}
 	if !rec.ExpiresAt.IsZero() {
 		v.ExpiresAt = rec.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+// ViewCard is the answer of GET /v1/cards/{id}: the held card rec with
+// its provenance, freshness and whether its signature verifies.
+func ViewCard(rec *store.Record, now time.Time) CardView {
+	v := viewRecord(rec, now)
+	v.Signature = SignatureValid
+	if err := rec.Card.Verify(); err != nil {
+		v.Signature = err.Error()
 	}
 	return v
 }
@@ -117,11 +129,7 @@ func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string
 		a.cardInFormat(w, rec.Card, f)
 		return
 	}
-	v := viewRecord(rec, time.Now())
-	v.Signature = SignatureValid
-	if err := rec.Card.Verify(); err != nil {
-		v.Signature = err.Error()
-	}
+	v := ViewCard(rec, time.Now())
 	if dv, ok := a.n.(DomainVerifier); ok {
 		v.DomainVerified = dv.DomainVerified(ctx, rec.Card)
 	}
@@ -131,17 +139,27 @@ func (a *api) getCardByID(w http.ResponseWriter, r *http.Request, escaped string
 // cardInFormat answers a card converted by package bridge to the format
 // named by the format query parameter (adp, a2a, agentcard, oasf...).
 func (a *api) cardInFormat(w http.ResponseWriter, c *adp.Card, format string) {
-	f, err := bridge.ParseFormat(format)
+	b, err := CardInFormat(c, format)
 	if err != nil {
-		writeAPIError(w, badRequestf("", "query parameter format: %v", err))
-		return
-	}
-	b, err := bridge.Encode(f, c)
-	if err != nil {
-		writeAPIError(w, &Error{Status: http.StatusUnprocessableEntity, Code: codeInvalidRequest, Message: "cannot express the card as " + string(f) + ": " + err.Error()})
+		writeAPIError(w, err)
 		return
 	}
 	writeAPIRaw(w, http.StatusOK, "application/json", b)
+}
+
+// CardInFormat converts c with package bridge to the format named
+// (adp, a2a, agentcard, oasf...); an unknown format or a card the format
+// cannot express is an *Error.
+func CardInFormat(c *adp.Card, format string) ([]byte, error) {
+	f, err := bridge.ParseFormat(format)
+	if err != nil {
+		return nil, badRequestf("", "query parameter format: %v", err)
+	}
+	b, err := bridge.Encode(f, c)
+	if err != nil {
+		return nil, &Error{Status: http.StatusUnprocessableEntity, Code: codeInvalidRequest, Message: "cannot express the card as " + string(f) + ": " + err.Error()}
+	}
+	return b, nil
 }
 
 func (a *api) discover(w http.ResponseWriter, r *http.Request) {
@@ -310,22 +328,6 @@ func (a *api) network(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) status(w http.ResponseWriter, r *http.Request) {
 	writeAPIJSON(w, http.StatusOK, a.n.Status())
-}
-
-func (a *api) wellKnown(doc wellKnownDoc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := doc.render(a.n, r)
-		var ae *Error
-		if err != nil && !errors.As(err, &ae) {
-			// The card cannot be expressed in this format: the node's fault.
-			err = &Error{Status: http.StatusInternalServerError, Code: codeInternal, Message: "cannot render " + r.URL.Path + ": " + err.Error()}
-		}
-		if err != nil {
-			writeAPIError(w, err)
-			return
-		}
-		writeAPIRaw(w, http.StatusOK, doc.contentType, body)
-	}
 }
 
 // readBody reads the whole (already bounded) request body.

@@ -28,6 +28,10 @@ type Service interface {
 	// is the card /agents/{id}/ad.json describes, nil when none.
 	DescribedCards(ctx context.Context) ([]*adp.Card, error)
 	DescribedCard(agentID string) *adp.Card
+	// AgentCardID is the AgentCard agent_id (a ULID kept in the data
+	// directory); SignA2A signs an A2A AgentCard with the node's key.
+	AgentCardID() string
+	SignA2A(card []byte) ([]byte, error)
 	Discover(ctx context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error)
 	Describe(ctx context.Context, agentID string, fields []string) (json.RawMessage, error)
 	Invoke(ctx context.Context, agentID, method string, body []byte) (*nodeapi.InvokeResult, error)

@@ -2,82 +2,37 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node/wellknown"
 )
 
-// anpPageSize is the number of items per ANP CollectionPage.
-const anpPageSize = 100
-
-// wellKnownDoc renders one /.well-known document.
-type wellKnownDoc struct {
-	contentType string
-	render      func(n Service, r *http.Request) ([]byte, error)
-}
-
-// wellKnownDocs are the documents served under /.well-known, each built
-// from the node's own card by package bridge.
-var wellKnownDocs = map[string]wellKnownDoc{
-	"/.well-known/adp-card.json": {"application/json", func(n Service, _ *http.Request) ([]byte, error) {
-		return n.Card().Raw(), nil
-	}},
-	bridge.A2AWellKnownPath: {"application/json", func(n Service, _ *http.Request) ([]byte, error) {
-		return bridge.ToA2A(n.Card())
-	}},
-	bridge.AgentCardWellKnownPath: {bridge.AgentCardMediaType, func(n Service, _ *http.Request) ([]byte, error) {
-		return bridge.ToAgentCard(withHTTPEndpoint(n.Card(), n.APIURL()))
-	}},
-	bridge.AgentJSONWellKnownPath: {"application/json", func(n Service, _ *http.Request) ([]byte, error) {
-		return bridge.AgentJSON(n.Card())
-	}},
-	bridge.ANPWellKnownPath: {bridge.ANPMediaType, func(n Service, r *http.Request) ([]byte, error) {
-		page := 1
-		if s := r.URL.Query().Get("page"); s != "" {
-			p, err := strconv.Atoi(s)
-			if err != nil || p < 1 || p > 1<<20 {
-				return nil, badRequest("", "page must be a positive integer")
-			}
-			page = p
-		}
-		cards, err := n.DescribedCards(r.Context())
-		if err != nil {
-			return nil, err
-		}
-		return bridge.ANPCollectionPage(cards, n.APIURL(), page, anpPageSize)
-	}},
+// wellKnown serves one document of package wellknown, with its caching
+// headers, linking to the API's own URL.
+func (a *api) wellKnown(w http.ResponseWriter, r *http.Request) {
+	doc, err := a.docs.Render(r.Context(), r.URL.Path, a.base(), r.URL.Query())
+	a.writeDoc(w, r, doc, err)
 }
 
 // anpDescription serves GET /agents/{id}/ad.json: the ANP description of
 // the own card or, on a directory peer, of a held card.
 func (a *api) anpDescription(w http.ResponseWriter, r *http.Request) {
-	id := "agent://" + strings.TrimPrefix(r.PathValue("id"), "agent://")
-	c := a.n.DescribedCard(id)
-	if c == nil {
-		writeAPIError(w, &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "no description for " + r.PathValue("id")})
-		return
-	}
-	body, err := bridge.ANPDescription(c, a.n.APIURL())
+	doc, err := a.docs.Description(r.PathValue("id"), a.base())
+	a.writeDoc(w, r, doc, err)
+}
+
+// base is where the documents say the node is reached: the API, whose
+// POST /v1/invoke the AgentCard document names as the agent's endpoint.
+func (a *api) base() wellknown.Base {
+	u := a.n.APIURL()
+	return wellknown.Base{URL: u, InvokeURL: u + "/v1/invoke"}
+}
+
+// writeDoc answers doc with its caching headers, or err (a card the
+// format cannot express is the node's fault: 500).
+func (a *api) writeDoc(w http.ResponseWriter, r *http.Request, doc *wellknown.Document, err error) {
 	if err != nil {
 		writeAPIError(w, err)
 		return
 	}
-	writeAPIRaw(w, http.StatusOK, bridge.ANPMediaType, body)
-}
-
-// withHTTPEndpoint returns a copy of c that the AgentCard draft accepts:
-// with the node's API as an http endpoint when c has none (the draft
-// requires one; the document is served from that API) and a version.
-func withHTTPEndpoint(c *adp.Card, apiURL string) *adp.Card {
-	c = c.Clone()
-	if !slices.ContainsFunc(c.Endpoints, func(e adp.Endpoint) bool { return e.Protocol == "http" || e.Protocol == "https" }) {
-		c.Endpoints = append(c.Endpoints, adp.Endpoint{Protocol: "http", URI: apiURL + "/v1/invoke", Methods: []string{"POST"}})
-	}
-	if c.Version == "" {
-		c.Version = "0.0.0"
-	}
-	return c
+	wellknown.Write(w, r, doc)
 }

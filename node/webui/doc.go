@@ -27,6 +27,11 @@
 // (textContent), never as markup, and every response carries a Content
 // Security Policy that allows only the page's own scripts.
 //
+// With the ReadOnly option (package node/publichttp, the public server)
+// the page reads its API under another base, by GET only, and offers no
+// Invoke view and no event stream; it learns this from a meta tag
+// (ReadOnlyMeta) the handler adds to index.html.
+//
 // Handler is safe for concurrent use and owns no goroutines; package
 // httpapi mounts it behind its Host and Origin guards.
 package webui

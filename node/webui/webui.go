@@ -3,6 +3,7 @@ package webui
 import (
 	"bytes"
 	"embed"
+	"html"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -46,10 +47,38 @@ func Size() int {
 	return total
 }
 
+// Option configures Handler.
+type Option func(*config)
+
+type config struct{ apiBase string }
+
+// ReadOnly serves the page in its read-only form, for a public server:
+// the page reads its API under apiBase (apiBase + "/v1/status", ...; only
+// GET requests), offers no invoke and follows no event stream. It learns
+// this from a meta tag the handler adds to index.html:
+//
+//	<meta name="adpnode-read-only" content="/view">
+func ReadOnly(apiBase string) Option { return func(c *config) { c.apiBase = apiBase } }
+
+// ReadOnlyMeta is the name of the meta tag ReadOnly adds.
+const ReadOnlyMeta = "adpnode-read-only"
+
 // Handler serves the page at "/" and its assets under AssetPrefix; any
 // other path is not found.
-func Handler() http.Handler {
+func Handler(opts ...Option) http.Handler {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	files := Files()
+	index, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		panic(err) // the file is embedded
+	}
+	if cfg.apiBase != "" {
+		meta := `<meta name="` + ReadOnlyMeta + `" content="` + html.EscapeString(cfg.apiBase) + `">`
+		index = bytes.Replace(index, []byte(`<meta charset="utf-8">`), []byte(`<meta charset="utf-8">`+"\n"+meta), 1)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := "index.html"
 		if r.URL.Path != "/" {
@@ -61,6 +90,9 @@ func Handler() http.Handler {
 			name = rest
 		}
 		b, err := fs.ReadFile(files, name)
+		if name == "index.html" {
+			b = index
+		}
 		if err != nil {
 			http.NotFound(w, r)
 			return

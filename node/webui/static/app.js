@@ -3,7 +3,7 @@
 import { networkView } from './network.js';
 import { discoverView } from './discover.js';
 import { invokeView } from './invoke.js';
-import { state, refresh, onState } from './state.js';
+import { state, refresh, onState, readOnly } from './state.js';
 
 // The event stream: every card or peer change refreshes the state.
 function follow() {
@@ -21,6 +21,10 @@ function follow() {
 }
 
 const views = { network: networkView, discover: discoverView, invoke: invokeView };
+if (readOnly) { // a public server: nothing to invoke, no event stream
+  delete views.invoke;
+  document.querySelector('nav a[data-view="invoke"]').remove();
+}
 let unmount = null;
 
 function route() {
@@ -46,4 +50,10 @@ document.getElementById('card-close').addEventListener('click', () => document.g
 document.body.dataset.ready = 'false';
 route();
 refresh().then(() => { document.body.dataset.ready = 'true'; });
-follow();
+if (readOnly) {
+  const live = document.getElementById('live');
+  live.textContent = 'read-only';
+  setInterval(refresh, 30000);
+} else {
+  follow();
+}

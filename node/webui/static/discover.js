@@ -1,7 +1,7 @@
 // The Discover view: a ranked search whose every result shows its score
 // as the weighted components that make it up.
 import { h, short, ago, highlight } from './dom.js';
-import { api } from './state.js';
+import { api, readOnly } from './state.js';
 import { showCard } from './card.js';
 
 export const factors = ['tag', 'context', 'example', 'reputation', 'availability', 'rating', 'freshness'];
@@ -18,7 +18,7 @@ export function discoverView(main) {
       field('Tags', 'tags', { placeholder: 'nlp/translation, legal' }),
       field('Required tags', 'required', {}),
       field('Excluded tags', 'excluded', {}),
-      h('label', { class: 'field' }, h('span', { text: 'Scope' }),
+      readOnly ? null : h('label', { class: 'field' }, h('span', { text: 'Scope' }),
         h('select', { name: 'scope' }, ['local', 'network'].map(v => h('option', { value: v, selected: v === last.scope, text: v })))),
       field('Limit', 'limit', { type: 'number', min: 1, max: 100 }),
       field('Min score', 'min', { type: 'number', min: 0, max: 1, step: 0.05 })));
@@ -34,11 +34,18 @@ export function discoverView(main) {
     if (tags(last.excluded).length) req.excluded_tags = tags(last.excluded);
     out.replaceChildren(h('p', { class: 'muted', text: 'searching…' }));
     try {
-      const resp = await api('/v1/discover?scope=' + encodeURIComponent(last.scope), req);
+      const resp = readOnly ? await api('/v1/discover?' + discoverQuery(req)) : await api('/v1/discover?scope=' + encodeURIComponent(last.scope), req);
       drawResults(out, resp, last.query);
     } catch (err) { out.replaceChildren(h('p', { class: 'error', text: String(err.message || err) })); }
   });
   if (last.query || last.tags) form.requestSubmit();
+}
+
+// discoverQuery is req as the query of the read-only page's GET discover.
+function discoverQuery(req) {
+  const q = new URLSearchParams({ q: req.query, limit: String(req.limit), min_score: String(req.min_score) });
+  for (const [k, v] of [['tag', req.tags], ['required', req.required_tags], ['excluded', req.excluded_tags]]) for (const t of v || []) q.append(k, t);
+  return q.toString();
 }
 
 function drawResults(out, resp, query) {
@@ -70,7 +77,7 @@ function result(r, rank, query) {
       h('span', { class: 'rank', text: '#' + rank }),
       h('button', { type: 'button', class: 'link name', onclick: () => showCard(r.id) }, highlight(r.name, query)),
       h('span', { class: 'score', text: r.score.toFixed(3) }),
-      h('a', { href: '#invoke/' + encodeURIComponent(r.id), class: 'small', text: 'invoke →' })),
+      readOnly ? null : h('a', { href: '#invoke/' + encodeURIComponent(r.id), class: 'small', text: 'invoke →' })),
     r.description ? h('p', { class: 'desc' }, highlight(r.description, query)) : null,
     stacked,
     h('div', { class: 'tags' },

@@ -13,7 +13,7 @@ const pollMS = 5000;
 const pos = new Map(); // agent id -> {x, y}, kept across redraws
 
 // relayed reports whether every address of a peer goes through a relay.
-const relayed = (p) => p.addrs.length > 0 && p.addrs.every(a => a.includes('/p2p-circuit'));
+const relayed = (p) => (p.conns || []).length > 0 ? p.conns.every(c => c === 'relayed') : p.addrs.length > 0 && p.addrs.every(a => a.includes('/p2p-circuit'));
 
 export function networkView(main) {
   const self = h('section', { class: 'panel', 'aria-labelledby': 'h-self' });

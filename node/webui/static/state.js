@@ -1,9 +1,14 @@
 // The node's API on this origin and the state the views draw.
 
+// readOnly is the API base of the read-only page a public server serves
+// (its meta tag adpnode-read-only), '' on the node's own API.
+const meta = document.querySelector('meta[name="adpnode-read-only"]');
+export const readOnly = meta ? meta.content : '';
+
 // api calls the node's JSON API on this origin; body (if any) is POSTed.
 export async function api(path, body) {
   const opt = body === undefined ? {} : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
-  const r = await fetch(path, opt);
+  const r = await fetch(readOnly + path, opt);
   const t = await r.text();
   let j = null;
   try { j = t ? JSON.parse(t) : null; } catch { j = t; }

@@ -1,0 +1,71 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/adpnode/adpnode/node/publichttp"
+	"github.com/adpnode/adpnode/store"
+)
+
+// servePublic serves the public read-only server (package
+// node/publichttp) on cfg.PublicHTTP.
+func (n *Node) servePublic() error {
+	srv, err := publichttp.New(n, publichttp.WithLogger(n.log), publichttp.WithURL(n.cfg.PublicURL),
+		publichttp.WithRegisterer(n.metrics.reg))
+	if err != nil {
+		return fmt.Errorf("node: public http: %w", err)
+	}
+	ln, err := net.Listen("tcp", n.cfg.PublicHTTP)
+	if err != nil {
+		return fmt.Errorf("node: public http listen: %w", err)
+	}
+	n.mu.Lock()
+	n.publicSrv, n.publicURL = srv, "http://"+ln.Addr().String()
+	n.mu.Unlock()
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.log.Error("public http stopped", "err", err)
+		}
+	}()
+	n.log.Info("public http listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// closePublic shuts the public server down, waiting a little for the
+// requests in flight.
+func closePublic(srv *publichttp.Server) error {
+	if srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		return errors.Join(fmt.Errorf("node: public http shutdown: %w", err), srv.Close())
+	}
+	return nil
+}
+
+// PublicURL returns the public server's address as an http URL (the
+// address it listens on, not Config.PublicURL), "" when it is off.
+func (n *Node) PublicURL() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.publicURL
+}
+
+// HeldCard returns the card of agentID this node holds, never looking
+// for it on the network (store.ErrNotFound when it holds none).
+func (n *Node) HeldCard(ctx context.Context, agentID string) (*store.Record, error) {
+	id, err := normalizeAgentID(agentID)
+	if err != nil {
+		return nil, err
+	}
+	return n.store.Card(ctx, id)
+}

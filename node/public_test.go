@@ -1,0 +1,158 @@
+package node_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node"
+)
+
+// get sends method to url with the given headers and returns the
+// response with its body read.
+func get(t *testing.T, method, url string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// TestPublicHTTP: the public server answers the well-known documents with
+// caching headers (the A2A card signed by the node's key), its read-only
+// view, and nothing of the admin API.
+func TestPublicHTTP(t *testing.T) {
+	n := startNode(t, testNode{name: "public face", demo: true, publicHTTP: true})
+	pub := n.PublicURL()
+	if pub == "" {
+		t.Fatal("PublicURL empty with PublicHTTP set")
+	}
+
+	resp, body := get(t, "GET", pub+bridge.A2AWellKnownPath)
+	if resp.StatusCode != 200 {
+		t.Fatalf("A2A card: %d %s", resp.StatusCode, body)
+	}
+	if kid, err := bridge.VerifyA2A([]byte(strings.TrimSpace(body)), nil); err != nil || kid != n.AgentID() {
+		t.Fatalf("VerifyA2A = %q, %v; want kid %s", kid, err, n.AgentID())
+	}
+	etag := resp.Header.Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || resp.Header.Get("Cache-Control") != "public, max-age=300" || resp.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Last-Modified") == "" {
+		t.Errorf("A2A card headers: %v", resp.Header)
+	}
+	if resp, body = get(t, "GET", pub+bridge.A2AWellKnownPath, "If-None-Match", etag); resp.StatusCode != http.StatusNotModified || body != "" {
+		t.Errorf("If-None-Match %s: %d %q, want 304 and no body", etag, resp.StatusCode, body)
+	}
+	if resp, body = get(t, "HEAD", pub+bridge.A2AWellKnownPath); resp.StatusCode != 200 || body != "" || resp.Header.Get("ETag") != etag {
+		t.Errorf("HEAD: %d %q ETag %q", resp.StatusCode, body, resp.Header.Get("ETag"))
+	}
+	_, local := get(t, "GET", n.APIURL()+bridge.A2AWellKnownPath)
+	if local == "" || strings.TrimSpace(local) != strings.TrimSpace(body2(t, pub+bridge.A2AWellKnownPath)) {
+		t.Errorf("the local and the public A2A card differ")
+	}
+
+	// The AgentCard names the node's persisted ULID and the public URL.
+	resp, body = get(t, "GET", pub+bridge.AgentCardWellKnownPath)
+	var ac struct {
+		AgentID  string `json:"agent_id"`
+		Endpoint struct {
+			URL string `json:"url"`
+		} `json:"endpoint"`
+	}
+	if err := json.Unmarshal([]byte(body), &ac); err != nil || ac.AgentID != n.AgentCardID() || ac.Endpoint.URL != pub {
+		t.Errorf("AgentCard: agent_id %q (want %q), endpoint %q (want %q), %v", ac.AgentID, n.AgentCardID(), ac.Endpoint.URL, pub, err)
+	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=3600" {
+		t.Errorf("AgentCard Cache-Control %q", cc)
+	}
+	for _, p := range []string{"/.well-known/adp-card.json", "/.well-known/agent.json", "/.well-known/agent-descriptions", "/", "/view/v1/status", "/view/v1/cards", "/view/v1/peers"} {
+		if resp, body := get(t, "GET", pub+p); resp.StatusCode != 200 {
+			t.Errorf("GET %s: %d %s", p, resp.StatusCode, body)
+		}
+	}
+	if _, body := get(t, "GET", pub+"/view/v1/status"); strings.Contains(body, n.APIURL()) {
+		t.Errorf("public status shows the API URL: %s", body)
+	}
+
+	// Nothing of the admin API, whatever the method.
+	for _, p := range []string{"/v1/status", "/v1/cards", "/v1/card", "/v1/events", "/mcp", "/metrics", "/healthz"} {
+		if resp, body := get(t, "GET", pub+p); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s on the public server: %d %s, want 404", p, resp.StatusCode, body)
+		}
+	}
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "OPTIONS"} {
+		for _, p := range []string{"/v1/invoke", "/mcp", bridge.A2AWellKnownPath} {
+			if resp, _ := get(t, m, pub+p); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("%s %s: %d Allow %q, want 405 and GET, HEAD", m, p, resp.StatusCode, resp.Header.Get("Allow"))
+			}
+		}
+	}
+}
+
+func body2(t *testing.T, url string) string {
+	_, b := get(t, "GET", url)
+	return b
+}
+
+// TestAgentCardIDPersists: the AgentCard agent_id is a ULID made at the
+// first start and the same after a restart; a file that holds no ULID
+// stops the node rather than be replaced.
+func TestAgentCardIDPersists(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := node.Init(dir, node.InitOptions{Name: "ulid"}); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, testNode{dataDir: dir, noAPI: true})
+	id := n.AgentCardID()
+	if len(id) != 26 {
+		t.Fatalf("AgentCardID %q is not a ULID", id)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, node.AgentCardIDFile))
+	if err != nil || strings.TrimSpace(string(raw)) != id {
+		t.Fatalf("%s holds %q (%v), want %s", node.AgentCardIDFile, raw, err, id)
+	}
+	again := startNode(t, testNode{dataDir: dir, noAPI: true})
+	if again.AgentCardID() != id {
+		t.Fatalf("after a restart AgentCardID = %s, want %s", again.AgentCardID(), id)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	if _, err := node.Init(other, node.InitOptions{Name: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	if o := startNode(t, testNode{dataDir: other, noAPI: true}); o.AgentCardID() == id {
+		t.Fatalf("two data directories got the same ULID %s", id)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, node.AgentCardIDFile), []byte("not a ulid\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = node.New(node.Config{DataDir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, SmallMemory: true})
+	if !errors.Is(err, node.ErrInvalidConfig) {
+		t.Fatalf("New with a corrupt %s: %v, want ErrInvalidConfig", node.AgentCardIDFile, err)
+	}
+}

@@ -1,0 +1,108 @@
+package publichttp
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/adpnode/adpnode/internal/ratelimit"
+)
+
+// Server limits and defaults.
+const (
+	// MaxHeaderBytes bounds a request's header block; larger requests are
+	// refused with 431.
+	MaxHeaderBytes = 8 << 10
+	// DefaultMaxConns caps the connections open at once; further clients
+	// wait in the kernel's accept queue.
+	DefaultMaxConns = 256
+	// MaxQueryBytes bounds the raw query of any request (414 above).
+	MaxQueryBytes = 2048
+	// MaxListParams bounds the values of one repeated query parameter.
+	MaxListParams = 16
+	// MaxDiscoverLimit bounds the limit of a discovery.
+	MaxDiscoverLimit = 50
+	// MaxViewCards bounds one page of held cards.
+	MaxViewCards = 500
+
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = time.Minute
+	discoverTimeout   = 10 * time.Second
+)
+
+// Default rate limits. A page load is the page, its modules and style
+// sheet and three view requests (about 13), so a source IP gets a burst
+// of 60 and 10 a second; a network (IPv4 /24, IPv6 /48: many readers
+// behind one NAT) five times that. A discovery ranks every held card, so
+// it has a budget of its own as well.
+var (
+	DefaultLimits = ratelimit.Config{
+		Peer:    ratelimit.Rate{PerSecond: 10, Burst: 60},
+		Network: ratelimit.Rate{PerSecond: 50, Burst: 300},
+	}
+	DefaultDiscoverLimits = ratelimit.Config{
+		Peer:    ratelimit.Rate{PerSecond: 1, Burst: 10},
+		Network: ratelimit.Rate{PerSecond: 5, Burst: 50},
+	}
+)
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	log            *slog.Logger
+	url            string
+	limits         ratelimit.Config
+	discoverLimits ratelimit.Config
+	maxConns       int
+	reg            prometheus.Registerer
+	now            func() time.Time
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		log:            slog.New(slog.DiscardHandler),
+		limits:         DefaultLimits,
+		discoverLimits: DefaultDiscoverLimits,
+		maxConns:       DefaultMaxConns,
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithLogger sets the logger (default: discard). Refused requests are
+// logged at Debug.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithURL sets the base URL clients reach the server at (for example
+// https://agents.example.com behind a TLS proxy), which the documents
+// link to; default: http:// and the Host of each request.
+func WithURL(u string) Option { return func(c *config) { c.url = u } }
+
+// WithLimits sets the rate limits of every request and of discoveries
+// (defaults DefaultLimits, DefaultDiscoverLimits).
+func WithLimits(all, discover ratelimit.Config) Option {
+	return func(c *config) { c.limits, c.discoverLimits = all, discover }
+}
+
+// WithMaxConns caps the open connections (default DefaultMaxConns;
+// values below 1 are ignored).
+func WithMaxConns(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxConns = n
+		}
+	}
+}
+
+// WithRegisterer counts rate-limit refusals on reg (guards
+// "public_http" and "public_discover"); default: not registered.
+func WithRegisterer(reg prometheus.Registerer) Option { return func(c *config) { c.reg = reg } }
+
+// WithClock sets the rate limiters' clock (default time.Now).
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }

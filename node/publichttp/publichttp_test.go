@@ -1,0 +1,221 @@
+package publichttp_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/internal/cardtest"
+	"github.com/adpnode/adpnode/internal/ratelimit"
+	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/publichttp"
+	"github.com/adpnode/adpnode/store"
+)
+
+const cardTmpl = `{"aip_version":"0.1","id":"ID","name":"public test","description":"serves its card",` +
+	`"version":"1.0.0","skills":["nlp/translation"],"tools":[{"name":"translate","description":"translates"}],` +
+	`"endpoints":[{"protocol":"aitp","uri":"aitp://x"}],"metadata":{"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z"},"seq":1}`
+
+// fakeService holds one card and records what discovery was asked.
+type fakeService struct {
+	card *adp.Card
+	sk   crypto.PrivKey
+
+	mu    sync.Mutex
+	scope string
+	req   *adp.DiscoverRequest
+}
+
+func newFake(t testing.TB) *fakeService {
+	return &fakeService{card: cardtest.Card(t, 7, cardTmpl), sk: cardtest.Key(t, 7)}
+}
+
+func (f *fakeService) Card() *adp.Card                  { return f.card }
+func (f *fakeService) AgentCardID() string              { return "01ARZ3NDEKTSV4RRFFQ69G5FAV" }
+func (f *fakeService) SignA2A(b []byte) ([]byte, error) { return bridge.SignA2A(b, f.sk) }
+func (f *fakeService) DescribedCards(context.Context) ([]*adp.Card, error) {
+	return []*adp.Card{f.card}, nil
+}
+
+func (f *fakeService) DescribedCard(id string) *adp.Card {
+	if n, err := adp.NormalizeAgentID(id); err == nil && n == f.card.ID {
+		return f.card
+	}
+	return nil
+}
+
+func (f *fakeService) Status() nodeapi.Status {
+	return nodeapi.Status{AgentID: f.card.ID, Name: f.card.Name, APIURL: "http://127.0.0.1:5001",
+		Addrs: []string{"/ip4/127.0.0.1/tcp/4001", "/ip4/10.1.2.3/tcp/4001", "/ip4/8.8.8.8/tcp/4001"},
+		Agent: &nodeapi.AgentStatus{PID: 42}, RelayAddrs: []string{}}
+}
+
+func (f *fakeService) PeerInfos() []nodeapi.PeerInfo {
+	return []nodeapi.PeerInfo{{PeerID: "12D3KooWb", Addrs: []string{"/ip4/192.0.2.7/tcp/1"}, Conns: []string{nodeapi.ConnRelayed}}}
+}
+
+func (f *fakeService) record() *store.Record {
+	return &store.Record{AgentID: f.card.ID, Card: f.card, ReceivedAt: time.Unix(0, 0), Source: store.SourceSelf}
+}
+
+func (f *fakeService) Cards(context.Context) ([]*store.Record, error) {
+	return []*store.Record{f.record()}, nil
+}
+
+func (f *fakeService) HeldCard(_ context.Context, id string) (*store.Record, error) {
+	n, err := adp.NormalizeAgentID(id)
+	switch {
+	case err != nil:
+		return nil, err
+	case n != f.card.ID:
+		return nil, store.ErrNotFound
+	}
+	return f.record(), nil
+}
+
+func (f *fakeService) Discover(_ context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scope, f.req = scope, req
+	return &adp.DiscoverResponse{RequestID: "r1", Results: []adp.DiscoverResult{}, Candidates: []adp.Candidate{}}, nil
+}
+
+// unlimited is a rate no test reaches.
+var unlimited = ratelimit.Config{Peer: ratelimit.Rate{PerSecond: 1e6, Burst: 1e6}, Network: ratelimit.Rate{PerSecond: 1e6, Burst: 1e6}}
+
+// serve runs a public server on a free loopback port until the test ends
+// and returns its URL.
+func serve(t *testing.T, svc publichttp.Service, opts ...publichttp.Option) string {
+	t.Helper()
+	srv, err := publichttp.New(svc, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+		if err := srv.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// fetch sends a request and returns the response with its body read.
+func fetch(t *testing.T, c *http.Client, method, url string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// TestRateLimit: a source IP that spends its burst gets 429 with
+// Retry-After; discovery has its own, smaller budget.
+func TestRateLimit(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { return now } // never moves: no refill
+	big := ratelimit.Rate{PerSecond: 1000, Burst: 1000}
+	url := serve(t, newFake(t), publichttp.WithClock(clock), publichttp.WithLimits(
+		ratelimit.Config{Peer: ratelimit.Rate{PerSecond: 0.5, Burst: 4}, Network: big},
+		ratelimit.Config{Peer: ratelimit.Rate{PerSecond: 1, Burst: 1}, Network: big}))
+	if resp, body := fetch(t, nil, "GET", url+"/view/v1/discover?q=translate"); resp.StatusCode != 200 {
+		t.Fatalf("first discovery: %d %s", resp.StatusCode, body)
+	}
+	resp, body := fetch(t, nil, "GET", url+"/view/v1/discover?q=translate")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || !strings.Contains(body, `"rate_limited"`) {
+		t.Fatalf("second discovery: %d Retry-After %q %s, want 429 after 1 s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	for i := 0; i < 2; i++ { // 4 in the burst, 2 spent above
+		if resp, body := fetch(t, nil, "GET", url+"/.well-known/adp-card.json"); resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d %s", i+3, resp.StatusCode, body)
+		}
+	}
+	resp, body = fetch(t, nil, "GET", url+"/.well-known/adp-card.json")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "2" {
+		t.Fatalf("request past the burst: %d Retry-After %q %s, want 429 after 2 s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
+
+// TestOversizedHeaders: a header block past MaxHeaderBytes is refused
+// before any handler runs.
+func TestOversizedHeaders(t *testing.T) {
+	url := serve(t, newFake(t))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := "GET /.well-known/adp-card.json HTTP/1.1\r\nHost: x\r\nX-Padding: " + strings.Repeat("a", 2*publichttp.MaxHeaderBytes) + "\r\n\r\n"
+	if _, err := conn.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("oversized headers: %d, want 431", resp.StatusCode)
+	}
+	if resp, _ := fetch(t, nil, "GET", url+"/.well-known/adp-card.json", "X-Padding", "small"); resp.StatusCode != 200 {
+		t.Fatalf("small headers: %d", resp.StatusCode)
+	}
+}
+
+// TestMaxConns: with a cap of one connection, a second client is not
+// served until the first connection closes.
+func TestMaxConns(t *testing.T) {
+	url := serve(t, newFake(t), publichttp.WithMaxConns(1))
+	first := &http.Client{Transport: &http.Transport{}}
+	if resp, _ := fetch(t, first, "GET", url+"/.well-known/adp-card.json"); resp.StatusCode != 200 {
+		t.Fatalf("first: %d", resp.StatusCode)
+	}
+	// first's connection stays open (keep-alive) and holds the only slot.
+	second := &http.Client{Transport: &http.Transport{}, Timeout: 300 * time.Millisecond}
+	if _, err := second.Get(url + "/.well-known/adp-card.json"); err == nil {
+		t.Fatal("a second connection was served while the first held the only slot")
+	}
+	first.CloseIdleConnections()
+	second.Timeout = 5 * time.Second
+	if resp, body := fetch(t, second, "GET", url+"/.well-known/adp-card.json"); resp.StatusCode != 200 {
+		t.Fatalf("after the first closed: %d %s", resp.StatusCode, body)
+	}
+}

@@ -1,0 +1,180 @@
+package publichttp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/netutil"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/ratelimit"
+	"github.com/adpnode/adpnode/node/httpapi"
+	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/webui"
+	"github.com/adpnode/adpnode/node/wellknown"
+	"github.com/adpnode/adpnode/store"
+)
+
+// Service is what the public server reads; package node implements it.
+// Every method answers from what the node holds: none reaches out to the
+// network.
+type Service interface {
+	wellknown.Source
+	Status() nodeapi.Status
+	PeerInfos() []nodeapi.PeerInfo
+	// Cards lists the held cards in agent id order; HeldCard finds one
+	// held card (store.ErrNotFound when there is none).
+	Cards(ctx context.Context) ([]*store.Record, error)
+	HeldCard(ctx context.Context, agentID string) (*store.Record, error)
+	// Discover ranks agents; the server asks scope "local" only.
+	Discover(ctx context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error)
+}
+
+// Server is the public HTTP server. Safe for concurrent use.
+type Server struct {
+	http     *http.Server
+	maxConns int
+}
+
+// New returns the public server of svc; Serve starts it.
+func New(svc Service, opts ...Option) (*Server, error) {
+	cfg := newConfig(opts)
+	h, err := newHandler(svc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{
+		http: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: readHeaderTimeout,
+			ReadTimeout:       readTimeout,
+			WriteTimeout:      writeTimeout,
+			IdleTimeout:       idleTimeout,
+			MaxHeaderBytes:    MaxHeaderBytes,
+			ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
+		},
+		maxConns: cfg.maxConns,
+	}, nil
+}
+
+// Serve accepts connections on ln, at most the configured number open at
+// once, until Shutdown or Close (then it returns http.ErrServerClosed).
+func (s *Server) Serve(ln net.Listener) error {
+	return s.http.Serve(netutil.LimitListener(ln, s.maxConns))
+}
+
+// Shutdown stops accepting and waits, until ctx ends, for the requests in
+// flight (see http.Server.Shutdown).
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+
+// Close closes the listener and every connection at once. Idempotent.
+func (s *Server) Close() error { return s.http.Close() }
+
+// Handler returns the server's handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.http.Handler }
+
+// handler holds the routes' dependencies.
+type handler struct {
+	svc      Service
+	docs     *wellknown.Docs
+	url      string // configured base URL, "" = from the Host header
+	discover *ratelimit.Guard
+	log      *slog.Logger
+}
+
+func newHandler(svc Service, cfg config) (http.Handler, error) {
+	if cfg.url != "" {
+		if err := CheckURL(cfg.url); err != nil {
+			return nil, err
+		}
+	}
+	m, err := ratelimit.NewMetrics(cfg.reg)
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{
+		svc: svc, docs: wellknown.New(svc), url: strings.TrimRight(cfg.url, "/"), log: cfg.log,
+		discover: ratelimit.NewGuard(ratelimit.GuardPublicDiscover, cfg.discoverLimits, m, cfg.now),
+	}
+	mux := http.NewServeMux()
+	for _, p := range wellknown.Paths() {
+		mux.HandleFunc("GET "+p, h.wellKnown)
+	}
+	mux.HandleFunc("GET "+wellknown.DescriptionPattern, h.description)
+	ui := webui.Handler(webui.ReadOnly(ViewPrefix))
+	mux.Handle("GET /{$}", ui)
+	mux.Handle("GET "+webui.AssetPrefix, ui)
+	mux.HandleFunc("GET "+ViewPrefix+"/v1/status", h.status)
+	mux.HandleFunc("GET "+ViewPrefix+"/v1/peers", h.peers)
+	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards", h.cards)
+	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards/{id}", h.card)
+	mux.HandleFunc("GET "+ViewPrefix+"/v1/discover", h.discoverAgents)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteError(w, httpapi.NewError(http.StatusNotFound, "no such document: "+r.URL.Path))
+	})
+	all := ratelimit.NewGuard(ratelimit.GuardPublicHTTP, cfg.limits, m, cfg.now)
+	return guard(mux, all, cfg.log), nil
+}
+
+// CheckURL reports whether u can be a WithURL value: an absolute http or
+// https URL without query or fragment (ErrBadURL otherwise).
+func CheckURL(u string) error {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.RawQuery != "" || p.Fragment != "" {
+		return fmt.Errorf("%w: %q", ErrBadURL, u)
+	}
+	return nil
+}
+
+// guard is what every request passes first: GET or HEAD only, a bounded
+// query, the source's rate limit, then the headers every answer carries.
+func guard(next http.Handler, g *ratelimit.Guard, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			httpapi.WriteError(w, httpapi.NewError(http.StatusMethodNotAllowed, r.Method+" not allowed: this server is read-only"))
+			return
+		}
+		if len(r.URL.RawQuery) > MaxQueryBytes {
+			httpapi.WriteError(w, httpapi.NewError(http.StatusRequestURITooLong, fmt.Sprintf("query longer than %d bytes", MaxQueryBytes)))
+			return
+		}
+		ip := sourceIP(r)
+		if ok, wait, scope := g.Allow(ip.String(), ip); !ok {
+			log.Debug("public http: rate limited", "peer", ip.String(), "scope", scope)
+			refuse(w, wait)
+			return
+		}
+		h.Set("Access-Control-Allow-Origin", "*")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuse answers 429 with the whole seconds until a retry can pass.
+func refuse(w http.ResponseWriter, wait time.Duration) {
+	secs := int(math.Ceil(wait.Seconds()))
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	httpapi.WriteError(w, httpapi.NewError(http.StatusTooManyRequests, "too many requests from your address"))
+}
+
+// sourceIP is the IP the request came from (the TCP peer: headers such as
+// X-Forwarded-For are the client's to write, so they are not read).
+func sourceIP(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
