@@ -25,6 +25,7 @@ import (
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
+	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
@@ -88,6 +89,7 @@ type Node struct {
 	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
+	a2aSrv      *a2aserver.Server // the A2A server at the API's /a2a
 	apiURL      string
 	started     bool
 	closed      bool
@@ -346,15 +348,16 @@ func (n *Node) serveAPI() error {
 	}
 	url := "http://" + ln.Addr().String()
 	mcpSrv := mcpserver.New(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
+	a2aSrv := a2aserver.New(n, a2aserver.WithLogger(n.log), a2aserver.WithClock(n.cfg.Clock))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
-		httpapi.WithMCP(mcpSrv.Handler()))
+		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithA2A(a2aSrv.Handler()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
-		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())
+		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close(), a2aSrv.Close())
 	}
 	n.mu.Lock()
-	n.httpSrv, n.mcpSrv, n.apiURL = srv, mcpSrv, url
+	n.httpSrv, n.mcpSrv, n.a2aSrv, n.apiURL = srv, mcpSrv, a2aSrv, url
 	n.mu.Unlock()
 	n.wg.Add(1)
 	go func() {
@@ -389,12 +392,16 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.mu.Lock()
 		n.closed = true
-		srv, mcpSrv := n.httpSrv, n.mcpSrv
+		srv, mcpSrv, a2aSrv := n.httpSrv, n.mcpSrv, n.a2aSrv
 		n.mu.Unlock()
 		var errs []error
 		if mcpSrv != nil {
 			// First, so that its open streams do not hold up the API's shutdown.
 			errs = append(errs, mcpSrv.Close())
+		}
+		if a2aSrv != nil {
+			// Likewise: ends its calls, so its event streams end.
+			errs = append(errs, a2aSrv.Close())
 		}
 		if srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

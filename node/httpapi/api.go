@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/webui"
 )
@@ -85,11 +86,17 @@ func newHandler(svc Service, cfg config) http.Handler {
 	})
 	mux.Handle("GET /metrics", cfg.metrics)
 	for path, doc := range wellKnownDocs {
+		if path == bridge.A2AWellKnownPath && cfg.a2a != nil {
+			doc = a2aCardDoc
+		}
 		mux.HandleFunc("GET "+path, a.wellKnown(doc))
 	}
 	mux.HandleFunc("GET /agents/{id}/ad.json", a.anpDescription)
 	if cfg.mcp != nil {
 		mux.Handle(MCPPath, cfg.mcp)
+	}
+	if cfg.a2a != nil {
+		mux.Handle("POST "+A2APath, cfg.a2a)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string

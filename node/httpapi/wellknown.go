@@ -8,6 +8,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node/a2aserver"
 )
 
 // anpPageSize is the number of items per ANP CollectionPage.
@@ -50,6 +51,12 @@ var wellKnownDocs = map[string]wellKnownDoc{
 		return bridge.ANPCollectionPage(cards, n.APIURL(), page, anpPageSize)
 	}},
 }
+
+// a2aCardDoc is the A2A card when the API mounts an A2A server
+// (WithA2A): its JSON-RPC interfaces name A2APath.
+var a2aCardDoc = wellKnownDoc{"application/json", func(n Service, _ *http.Request) ([]byte, error) {
+	return bridge.ToA2A(a2aserver.WithJSONRPC(n.Card(), n.APIURL()+A2APath))
+}}
 
 // anpDescription serves GET /agents/{id}/ad.json: the ANP description of
 // the own card or, on a directory peer, of a held card.
