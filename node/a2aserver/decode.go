@@ -113,13 +113,13 @@ type wirePartIn struct {
 }
 
 type wireMessageIn struct {
-	Kind      string          `json:"kind"` // 0.3: "message"
-	MessageID string          `json:"messageId"`
-	ContextID string          `json:"contextId"`
-	TaskID    string          `json:"taskId"`
-	Role      string          `json:"role"`
-	Parts     []wirePartIn    `json:"parts"`
-	Metadata  json.RawMessage `json:"metadata"`
+	Kind      string            `json:"kind"` // 0.3: "message"
+	MessageID string            `json:"messageId"`
+	ContextID string            `json:"contextId"`
+	TaskID    string            `json:"taskId"`
+	Role      string            `json:"role"`
+	Parts     []json.RawMessage `json:"parts"` // wirePartIn each, decoded one by one for their paths
+	Metadata  json.RawMessage   `json:"metadata"`
 }
 
 type wireConfigIn struct {
@@ -216,8 +216,14 @@ func checkMessage(w *wireMessageIn, version string) (*message, *Error) {
 		return nil, err
 	}
 	m := &message{id: w.MessageID, contextID: w.ContextID, taskID: w.TaskID, metadata: w.Metadata}
-	for i := range w.Parts {
-		p, err := checkPart(&w.Parts[i], version, at+"/parts/"+strconv.Itoa(i))
+	for i, raw := range w.Parts {
+		pat := at + "/parts/" + strconv.Itoa(i)
+		var wp wirePartIn
+		if err := json.Unmarshal(raw, &wp); err != nil {
+			path, msg := jsonerr.Describe(err)
+			return nil, rpcErr(CodeInvalidParams, pat+path, "%s", msg)
+		}
+		p, err := checkPart(&wp, version, pat)
 		if err != nil {
 			return nil, err
 		}

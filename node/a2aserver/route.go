@@ -148,7 +148,10 @@ func textProperty(schema json.RawMessage) (string, bool) {
 	case len(s.Properties) == 0 && len(s.Required) == 0:
 		return DefaultTextProperty, true
 	case len(s.Required) == 1:
-		return s.Required[0], isString(s.Required[0])
+		if !isString(s.Required[0]) {
+			return "", false
+		}
+		return s.Required[0], true
 	case len(s.Required) > 1:
 		return "", false
 	}
