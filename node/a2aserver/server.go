@@ -189,15 +189,16 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, req *request, m me
 		writeError(w, http.StatusOK, req.id, m.version, rerr)
 		return
 	}
-	id, err := s.start(c, sr.msg, m.stream)
+	first, err := s.start(c, sr.msg, m.stream)
 	if err != nil {
 		writeError(w, http.StatusOK, req.id, m.version, errorOf(err, ""))
 		return
 	}
 	if m.stream {
-		s.stream(w, r, req.id, id, enc)
+		s.stream(w, r, req.id, first, enc)
 		return
 	}
+	id := first.id
 	if !sr.immediately {
 		done, err := s.store.doneOf(id)
 		if err == nil {
@@ -232,17 +233,18 @@ func (s *Server) checkFollowUp(taskID string) *Error {
 	return rpcErr(CodeUnsupportedOperation, "/params/message/taskId", "task %s is one tool call and takes no further messages", taskID)
 }
 
-// start keeps a new task for msg and runs its call in the background.
-func (s *Server) start(c call, msg message, stream bool) (string, error) {
+// start keeps a new task for msg, runs its call in the background and
+// returns the task as kept (submitted).
+func (s *Server) start(c call, msg message, stream bool) (task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return "", ErrClosed
+		return task{}, ErrClosed
 	}
 	select {
 	case s.running <- struct{}{}:
 	default:
-		return "", ErrBusy
+		return task{}, ErrBusy
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.callTimeout)
 	msg.taskID = newID()
@@ -253,8 +255,9 @@ func (s *Server) start(c call, msg message, stream bool) (string, error) {
 	if err := s.store.add(t, cancel); err != nil {
 		cancel()
 		<-s.running
-		return "", err
+		return task{}, err
 	}
+	t.updated = s.cfg.now()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -262,7 +265,7 @@ func (s *Server) start(c call, msg message, stream bool) (string, error) {
 		defer cancel()
 		s.run(ctx, t.id, t.contextID, c, stream)
 	}()
-	return t.id, nil
+	return t, nil
 }
 
 // run makes the call of task id: working, then one artifact part per

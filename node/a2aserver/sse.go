@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-// stream answers a streaming send with Server-Sent Events (A2A 1.0
+// stream answers a streaming send of the task first (as start kept it) with Server-Sent Events (A2A 1.0
 // Section 9.4.2): each event's data is one JSON-RPC response whose result
 // is, in order, the task as it was started (submitted), the status
 // update "working", an artifact update for each reply chunk, and the
 // status update of its terminal state. Events are derived from the
 // stored task, so a slow reader never holds up the call.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMessage, id string, enc encoder) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMessage, first task, enc encoder) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // the call's own timeout bounds the stream
 	w.Header().Set("Content-Type", contentSSE)
@@ -30,28 +30,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMe
 		}
 		return rc.Flush() == nil
 	}
-	t, changed, err := s.store.get(id)
-	if err != nil || !send(enc.sendResult(t)) {
+	if !send(enc.sendResult(first)) {
 		return
 	}
-	last, sent := t.state, replyParts(&t)
-	if last.terminal() && !send(enc.statusEvent(&t)) {
-		return
-	}
+	last, sent := first.state, replyParts(&first)
 	beat := time.NewTicker(s.cfg.heartbeat)
 	defer beat.Stop()
-	for !last.terminal() {
-		select {
-		case <-changed:
-		case <-beat.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
-				return
-			}
-			continue
-		case <-r.Context().Done():
-			return // the client left; the task goes on
-		}
-		if t, changed, err = s.store.get(id); err != nil {
+	for {
+		t, changed, err := s.store.get(first.id)
+		if err != nil {
 			return
 		}
 		if last == stateSubmitted && t.state != stateSubmitted {
@@ -77,6 +64,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMe
 			if !send(enc.statusEvent(&t)) {
 				return
 			}
+		}
+		if last.terminal() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-beat.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return // the client left; the task goes on
 		}
 	}
 }
