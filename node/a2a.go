@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"runtime/debug"
+	"slices"
 	"sync"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
 )
 
@@ -21,7 +23,9 @@ const maxLocalReply = aitp.DefaultMaxResponseBody
 // answers it as it answers them. Failures are *aitp.Error. It is the
 // a2aserver.Agent the node's A2A server calls.
 func (n *Node) CallTool(ctx context.Context, tool string, args []byte, stream bool, fn func(chunk json.RawMessage) error) (err error) {
-	if !aitp.ValidMethod(tool) || isADPMethod(tool) {
+	// Only a tool on the card reaches serveTool, whose metrics are
+	// labelled by method: the label set stays the card's tools.
+	if !aitp.ValidMethod(tool) || isADPMethod(tool) || !slices.ContainsFunc(n.Card().Tools, func(t adp.Tool) bool { return t.Name == tool }) {
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "no tool %q on this agent's card", tool)
 	}
 	dl, _ := ctx.Deadline()

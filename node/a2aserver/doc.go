@@ -60,10 +60,11 @@
 //
 // Request bodies are read up to MaxRequestBody; messages hold at most
 // MaxParts parts; ids at most MaxIDLen octets. Tasks live in memory: at
-// most WithMaxTasks of them, a finished one readable for WithTaskTTL; a
-// new task evicts the expired ones, then the oldest finished one, and is
-// refused (-32603) when every kept task still runs or WithMaxRunning
-// calls are in flight. A call ends after WithCallTimeout; a reply over
+// most WithMaxTasks of them, holding at most WithMaxTaskBytes of messages
+// and replies, a finished one readable for WithTaskTTL; a new task (or
+// reply chunk) evicts the expired ones, then the oldest finished ones,
+// and is refused (-32603; a chunk fails its task) when only running
+// tasks are left, as is a send while WithMaxRunning calls are in flight. A call ends after WithCallTimeout; a reply over
 // 4 MiB fails its task.
 //
 // # Use

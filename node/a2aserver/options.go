@@ -9,24 +9,26 @@ import (
 type Option func(*config)
 
 type config struct {
-	log         *slog.Logger
-	now         func() time.Time
-	maxTasks    int
-	taskTTL     time.Duration
-	callTimeout time.Duration
-	maxRunning  int
-	heartbeat   time.Duration
+	log          *slog.Logger
+	now          func() time.Time
+	maxTasks     int
+	maxTaskBytes int
+	taskTTL      time.Duration
+	callTimeout  time.Duration
+	maxRunning   int
+	heartbeat    time.Duration
 }
 
 func newConfig(opts []Option) config {
 	c := config{
-		log:         slog.New(slog.DiscardHandler),
-		now:         time.Now,
-		maxTasks:    DefaultMaxTasks,
-		taskTTL:     DefaultTaskTTL,
-		callTimeout: DefaultCallTimeout,
-		maxRunning:  DefaultMaxRunning,
-		heartbeat:   sseHeartbeat,
+		log:          slog.New(slog.DiscardHandler),
+		now:          time.Now,
+		maxTasks:     DefaultMaxTasks,
+		maxTaskBytes: DefaultMaxTaskBytes,
+		taskTTL:      DefaultTaskTTL,
+		callTimeout:  DefaultCallTimeout,
+		maxRunning:   DefaultMaxRunning,
+		heartbeat:    sseHeartbeat,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -52,6 +54,16 @@ func WithMaxTasks(n int) Option {
 	return func(c *config) {
 		if n > 0 {
 			c.maxTasks = n
+		}
+	}
+}
+
+// WithMaxTaskBytes bounds the octets of the messages and replies the
+// kept tasks hold (default DefaultMaxTaskBytes).
+func WithMaxTaskBytes(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxTaskBytes = n
 		}
 	}
 }

@@ -53,7 +53,7 @@ func New(agent Agent, opts ...Option) *Server {
 	return &Server{
 		agent:   agent,
 		cfg:     cfg,
-		store:   newStore(cfg.maxTasks, cfg.taskTTL, cfg.now),
+		store:   newStore(cfg.maxTasks, cfg.maxTaskBytes, cfg.taskTTL, cfg.now),
 		running: make(chan struct{}, cfg.maxRunning),
 		ctx:     ctx,
 		cancel:  cancel,
@@ -281,13 +281,12 @@ func (s *Server) run(ctx context.Context, id, contextID string, c call, stream b
 		if size += p.length; size > maxReplyBytes {
 			return aitp.Errorf(aitp.StatusError, aitp.CodeInternal, "", "reply larger than %d bytes", maxReplyBytes)
 		}
-		return s.store.update(id, func(t *task) bool {
-			if len(t.artifacts) == 0 {
-				t.artifacts = []artifact{{id: replyArtifactName, name: replyArtifactName}}
-			}
-			t.artifacts[0].parts = append(t.artifacts[0].parts, p)
-			return true
-		})
+		if err := s.store.appendReply(id, p); errors.Is(err, ErrBusy) {
+			return aitp.Errorf(aitp.StatusBusy, aitp.CodeBusy, "", "no room for the reply in the task store")
+		} else if err != nil {
+			return err
+		}
+		return nil
 	})
 	switch {
 	case err == nil:

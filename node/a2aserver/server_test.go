@@ -422,3 +422,36 @@ func TestCloseCancelsCalls(t *testing.T) {
 	}
 	s.Close() // idempotent
 }
+
+// TestStoreByteBudget: a task whose message and reply do not fit evicts
+// the oldest finished task; one that cannot fit even so is refused.
+func TestStoreByteBudget(t *testing.T) {
+	s := newServer(t, newFakeAgent(), a2aserver.WithMaxTaskBytes(250))
+	echo := func(n int) string {
+		return sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"echo","arguments":{"p":"`+strings.Repeat("x", n)+`"}}}]}}`)
+	}
+	_, _, body := post(t, s, "1.0", echo(50))
+	first := taskID(t, decode(t, body).Result)
+	_, _, body = post(t, s, "1.0", echo(50))
+	second := decode(t, body)
+	if second.Error != nil || state(t, mustTask(t, second.Result)) != "TASK_STATE_COMPLETED" {
+		t.Fatalf("second task: %s", body)
+	}
+	_, _, body = post(t, s, "1.0", sendBody(a2aserver.MethodGetTask, fmt.Sprintf(`{"id":%q}`, first)))
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeTaskNotFound {
+		t.Fatalf("the first task outlived the byte budget: %s", body)
+	}
+	_, _, body = post(t, s, "1.0", echo(400))
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeInternalError {
+		t.Fatalf("a message over the whole budget: %s", body)
+	}
+}
+
+func mustTask(t *testing.T, result json.RawMessage) json.RawMessage {
+	t.Helper()
+	var r struct{ Task json.RawMessage }
+	if err := json.Unmarshal(result, &r); err != nil || r.Task == nil {
+		t.Fatalf("no task in %s", result)
+	}
+	return r.Task
+}

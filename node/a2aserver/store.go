@@ -7,73 +7,103 @@ import (
 	"time"
 )
 
-// store keeps the tasks: at most max of them, a finished one for ttl
-// after its end. A new task first evicts the expired ones, then the
-// oldest finished one; when every kept task still runs the store is full
-// (ErrBusy). Readers get copies; a change wakes every watcher of the
-// task. Safe for concurrent use.
+// store keeps the tasks: at most max of them holding at most maxBytes of
+// messages and replies, a finished one for ttl after its end. Room for a
+// new task or a reply chunk is made by evicting the expired tasks, then
+// the oldest finished ones; when only running tasks are left the store
+// is full (ErrBusy). Readers get copies; a change wakes every watcher of
+// the task. Safe for concurrent use.
 type store struct {
-	max int
-	ttl time.Duration
-	now func() time.Time
+	max      int
+	maxBytes int
+	ttl      time.Duration
+	now      func() time.Time
 
 	mu    sync.Mutex
 	tasks map[string]*entry
 	order []string // task ids, oldest first
+	bytes int      // sum of the entries' bytes
 }
 
 // entry is a kept task and the means to end its call.
 type entry struct {
 	t       task
+	bytes   int                // octets of its message and reply parts
 	cancel  context.CancelFunc // ends the call (nil once it has ended)
 	changed chan struct{}      // closed and replaced on every change
 	done    chan struct{}      // closed when the task reaches a terminal state
 }
 
-func newStore(max int, ttl time.Duration, now func() time.Time) *store {
-	return &store{max: max, ttl: ttl, now: now, tasks: make(map[string]*entry)}
+func newStore(max, maxBytes int, ttl time.Duration, now func() time.Time) *store {
+	return &store{max: max, maxBytes: maxBytes, ttl: ttl, now: now, tasks: make(map[string]*entry)}
 }
 
 // add keeps t (state submitted), whose call cancel ends.
 func (s *store) add(t task, cancel context.CancelFunc) error {
+	size := 0
+	for _, m := range t.history {
+		size += messageBytes(&m)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.evictLocked()
-	if len(s.tasks) >= s.max {
+	if !s.makeRoomLocked(1, size) {
 		return ErrBusy
 	}
 	t.updated = s.now()
-	s.tasks[t.id] = &entry{t: t, cancel: cancel, changed: make(chan struct{}), done: make(chan struct{})}
+	s.tasks[t.id] = &entry{t: t, bytes: size, cancel: cancel, changed: make(chan struct{}), done: make(chan struct{})}
 	s.order = append(s.order, t.id)
+	s.bytes += size
 	return nil
 }
 
-// evictLocked drops the expired tasks and, when the store is full, the
-// oldest finished one.
-func (s *store) evictLocked() {
+// makeRoomLocked evicts the expired tasks, then the oldest finished ones,
+// until tasks more tasks and size more octets fit; it reports whether
+// they do.
+func (s *store) makeRoomLocked(tasks, size int) bool {
 	now := s.now()
-	oldest := -1
-	s.order = slices.DeleteFunc(s.order, func(id string) bool {
-		e := s.tasks[id]
-		if e.t.state.terminal() && now.Sub(e.t.updated) >= s.ttl {
-			delete(s.tasks, id)
-			return true
+	fits := func() bool { return len(s.tasks)+tasks <= s.max && s.bytes+size <= s.maxBytes }
+	expired := func(e *entry) bool { return e.t.state.terminal() && now.Sub(e.t.updated) >= s.ttl }
+	for _, pass := range []func(*entry) bool{expired, func(e *entry) bool { return e.t.state.terminal() }} {
+		s.order = slices.DeleteFunc(s.order, func(id string) bool {
+			e := s.tasks[id]
+			if (pass(e) && !fits()) || expired(e) {
+				delete(s.tasks, id)
+				s.bytes -= e.bytes
+				return true
+			}
+			return false
+		})
+	}
+	return fits()
+}
+
+// messageBytes is what a message costs the store.
+func messageBytes(m *message) int {
+	n := len(m.metadata)
+	for _, p := range m.parts {
+		n += p.length
+	}
+	return n
+}
+
+// appendReply adds p to the reply artifact of task id, making room for
+// it first (ErrBusy when there is none).
+func (s *store) appendReply(id string, p part) error {
+	s.mu.Lock()
+	if e := s.tasks[id]; e != nil && !e.t.state.terminal() && !s.makeRoomLocked(0, p.length) {
+		s.mu.Unlock()
+		return ErrBusy
+	}
+	s.mu.Unlock()
+	return s.update(id, func(t *task) bool {
+		if len(t.artifacts) == 0 {
+			t.artifacts = []artifact{{id: replyArtifactName, name: replyArtifactName}}
 		}
-		return false
+		t.artifacts[0].parts = append(t.artifacts[0].parts, p)
+		s.tasks[id].bytes += p.length
+		s.bytes += p.length
+		return true
 	})
-	if len(s.tasks) < s.max {
-		return
-	}
-	for i, id := range s.order {
-		if s.tasks[id].t.state.terminal() {
-			oldest = i
-			break
-		}
-	}
-	if oldest >= 0 {
-		delete(s.tasks, s.order[oldest])
-		s.order = slices.Delete(s.order, oldest, oldest+1)
-	}
 }
 
 // lookupLocked returns the live entry of id.

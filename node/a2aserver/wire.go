@@ -86,6 +86,9 @@ const (
 	MaxIDLen = 256
 	// DefaultMaxTasks is how many tasks the store keeps (WithMaxTasks).
 	DefaultMaxTasks = 1024
+	// DefaultMaxTaskBytes bounds the octets of the messages and replies
+	// the kept tasks hold (WithMaxTaskBytes).
+	DefaultMaxTaskBytes = 64 << 20
 	// DefaultTaskTTL is how long a finished task stays readable by
 	// GetTask (WithTaskTTL).
 	DefaultTaskTTL = time.Hour
