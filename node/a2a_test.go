@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
@@ -152,6 +154,30 @@ func TestA2AJavaScriptClient(t *testing.T) {
 		want := "task:TASK_STATE_SUBMITTED status:TASK_STATE_WORKING artifact artifact artifact status:TASK_STATE_COMPLETED"
 		if strings.Join(kinds, " ") != want || strings.Join(chunks, " ") != `{"text":"dlrow"} {"text":"pda"} {"text":"olleh"}` {
 			t.Fatalf("A2A %s stream %v chunks %v, want %s", r.version, kinds, chunks, want)
+		}
+	}
+}
+
+// TestCallTool: the A2A server's way into the own agent serves the
+// card's tools, whole or streamed, and nothing else.
+func TestCallTool(t *testing.T) {
+	n := startNode(t, testNode{demo: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []string
+	collect := func(chunk json.RawMessage) error { got = append(got, string(chunk)); return nil }
+	if err := n.CallTool(ctx, "echo", []byte(`{"a":1}`), false, collect); err != nil || strings.Join(got, "|") != `{"a":1}` {
+		t.Fatalf("echo: %v %q", err, got)
+	}
+	got = nil
+	if err := n.CallTool(ctx, "reverse", []byte(`{"text":"ab cd"}`), true, collect); err != nil || strings.Join(got, "|") != `{"text":"dc"}|{"text":"ba"}` {
+		t.Fatalf("reverse streamed: %v %q", err, got)
+	}
+	for _, tool := range []string{"nope", "adp.describe", "bad name"} {
+		err := n.CallTool(ctx, tool, []byte(`{}`), false, collect)
+		var ae *aitp.Error
+		if !errors.As(err, &ae) || ae.Status != aitp.StatusNotFound {
+			t.Fatalf("%s: %v, want NOT_FOUND", tool, err)
 		}
 	}
 }
