@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adpnode/adpnode/node/a2aserver"
 )
@@ -28,7 +29,9 @@ func FuzzRequest(f *testing.F) {
 		f.Add(seed, uint8(0))
 	}
 	versions := []string{"", "1.0", "0.3", "9"}
-	s := a2aserver.New(newFakeAgent())
+	// The fake agent's block tool waits for its context: bound it, so an
+	// input that calls it costs a moment, not a hang.
+	s := a2aserver.New(newFakeAgent(), a2aserver.WithCallTimeout(50*time.Millisecond))
 	f.Cleanup(func() { s.Close() })
 	f.Fuzz(func(t *testing.T, body string, v uint8) {
 		r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(body))
