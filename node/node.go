@@ -89,7 +89,7 @@ type Node struct {
 	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
-	a2aSrv      *a2aserver.Server // the A2A server at the API's /a2a
+	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
 	apiURL      string
 	started     bool
 	closed      bool
@@ -317,6 +317,11 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.startIndexFeed(ctx); err != nil {
 		return fmt.Errorf("node: index feed: %w", err)
 	}
+	// One A2A server for every listener that serves the A2A card (the
+	// local API's /a2a, and any other that mounts it): one task store.
+	n.mu.Lock()
+	n.a2aSrv = a2aserver.New(n, a2aserver.WithLogger(n.log), a2aserver.WithClock(n.cfg.Clock))
+	n.mu.Unlock()
 	if n.cfg.APIAddr != "" {
 		if err := n.serveAPI(); err != nil {
 			return err
@@ -348,16 +353,15 @@ func (n *Node) serveAPI() error {
 	}
 	url := "http://" + ln.Addr().String()
 	mcpSrv := mcpserver.New(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
-	a2aSrv := a2aserver.New(n, a2aserver.WithLogger(n.log), a2aserver.WithClock(n.cfg.Clock))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
-		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithA2A(a2aSrv.Handler()))
+		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithA2A(n.a2aSrv.Handler()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
-		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close(), a2aSrv.Close())
+		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())
 	}
 	n.mu.Lock()
-	n.httpSrv, n.mcpSrv, n.a2aSrv, n.apiURL = srv, mcpSrv, a2aSrv, url
+	n.httpSrv, n.mcpSrv, n.apiURL = srv, mcpSrv, url
 	n.mu.Unlock()
 	n.wg.Add(1)
 	go func() {
