@@ -77,6 +77,13 @@ type Config struct {
 	// a proxy, say), which its documents link to; "" = http:// and the
 	// Host each request names.
 	PublicURL string
+	// PublicA2A opens the A2A server (package node/a2aserver) on the
+	// public server at POST /a2a: "" keeps the public server read-only,
+	// PublicA2AOpen lets anyone call the agent's tools through it (rate
+	// limited per source like every public request), PublicA2ADIDWba
+	// requires DIDWba authentication (ANP) or the access token it issued,
+	// and needs DIDWbaDomain.
+	PublicA2A string
 	// Bootstrap are multiaddrs ending in /p2p/<peer id>.
 	Bootstrap []string
 	// Directory makes the node a directory peer: it keeps every card it
@@ -285,6 +292,15 @@ func (c Config) validatePublic(bad func(name, format string, args ...any)) {
 		}
 	}
 	switch {
+	case c.PublicA2A == "":
+	case c.PublicHTTP == "":
+		bad("public_a2a", "needs public_http")
+	case c.PublicA2A != PublicA2AOpen && c.PublicA2A != PublicA2ADIDWba:
+		bad("public_a2a", "must be %q or %q, not %q", PublicA2AOpen, PublicA2ADIDWba, c.PublicA2A)
+	case c.PublicA2A == PublicA2ADIDWba && c.DIDWbaDomain == "":
+		bad("public_a2a", "%q needs did_wba_domain", PublicA2ADIDWba)
+	}
+	switch {
 	case c.PublicURL == "":
 	case c.PublicHTTP == "":
 		bad("public_url", "needs public_http")
@@ -341,6 +357,7 @@ type fileConfig struct {
 	API               *string  `json:"api"`
 	PublicHTTP        *string  `json:"public_http"`
 	PublicURL         *string  `json:"public_url"`
+	PublicA2A         *string  `json:"public_a2a"`
 	Bootstrap         []string `json:"bootstrap"`
 	Directory         *bool    `json:"directory"`
 	AgentURL          *string  `json:"agent_url"`
@@ -397,6 +414,7 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	set(&cfg.APIAddr, fc.API)
 	set(&cfg.PublicHTTP, fc.PublicHTTP)
 	set(&cfg.PublicURL, fc.PublicURL)
+	set(&cfg.PublicA2A, fc.PublicA2A)
 	set(&cfg.AgentURL, fc.AgentURL)
 	set(&cfg.AgentMCPCommand, fc.AgentMCPCommand)
 	set(&cfg.AgentMCPURL, fc.AgentMCPURL)

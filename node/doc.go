@@ -110,8 +110,11 @@
 // # HTTP API
 //
 // Package node/httpapi serves the API, with the MCP server of package
-// node/mcpserver (over httpapi.NewLocal of the node) at /mcp; the node
-// closes that server first when it closes. The node passes itself as its
+// node/mcpserver (over httpapi.NewLocal of the node) at /mcp and the A2A
+// server of package node/a2aserver (over the node's CallTool, which
+// serves an AITP request of the own agent in-process with the handler
+// that answers peers) at /a2a, the URL the served A2A card names; the
+// node closes both servers first when it closes. The node passes itself as its
 // httpapi.Service, and its methods return the sentinel errors of package
 // node/nodeapi (re-exported here as [ErrClosed] and [ErrUnreachable]),
 // never an HTTP status. The API listens on a loopback address only,

@@ -26,6 +26,7 @@ import (
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/a2aclient"
+	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/arrivals"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
@@ -98,6 +99,7 @@ type Node struct {
 	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
+	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
 	apiURL      string
 	agentCardID string // AgentCard agent_id, from DataDir/agentcard-id
 	publicSrv   *publichttp.Server
@@ -340,6 +342,11 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.startIndexFeed(ctx); err != nil {
 		return fmt.Errorf("node: index feed: %w", err)
 	}
+	// One A2A server for every listener that serves the A2A card (the
+	// local API's /a2a, and any other that mounts it): one task store.
+	n.mu.Lock()
+	n.a2aSrv = a2aserver.New(n, a2aserver.WithLogger(n.log), a2aserver.WithClock(n.cfg.Clock))
+	n.mu.Unlock()
 	if n.cfg.APIAddr != "" {
 		if err := n.serveAPI(); err != nil {
 			return err
@@ -378,7 +385,8 @@ func (n *Node) serveAPI() error {
 	mcpSrv := mcpserver.New(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
-		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithDIDDocument(n.DIDDocument()))
+		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithDIDDocument(n.DIDDocument()),
+		httpapi.WithA2A(n.a2aSrv.Handler()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
 		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())
@@ -419,12 +427,16 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.mu.Lock()
 		n.closed = true
-		srv, mcpSrv, publicSrv := n.httpSrv, n.mcpSrv, n.publicSrv
+		srv, mcpSrv, a2aSrv, publicSrv := n.httpSrv, n.mcpSrv, n.a2aSrv, n.publicSrv
 		n.mu.Unlock()
 		errs := []error{closePublic(publicSrv)}
 		if mcpSrv != nil {
 			// First, so that its open streams do not hold up the API's shutdown.
 			errs = append(errs, mcpSrv.Close())
+		}
+		if a2aSrv != nil {
+			// Likewise: ends its calls, so its event streams end.
+			errs = append(errs, a2aSrv.Close())
 		}
 		if srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -12,11 +12,27 @@ import (
 	"github.com/adpnode/adpnode/store"
 )
 
+// The values of Config.PublicA2A.
+const (
+	PublicA2AOpen   = "open"
+	PublicA2ADIDWba = "didwba"
+)
+
 // servePublic serves the public read-only server (package
 // node/publichttp) on cfg.PublicHTTP.
 func (n *Node) servePublic() error {
-	srv, err := publichttp.New(n, publichttp.WithLogger(n.log), publichttp.WithURL(n.cfg.PublicURL),
-		publichttp.WithRegisterer(n.metrics.reg))
+	opts := []publichttp.Option{publichttp.WithLogger(n.log), publichttp.WithURL(n.cfg.PublicURL),
+		publichttp.WithRegisterer(n.metrics.reg)}
+	switch n.cfg.PublicA2A {
+	case PublicA2AOpen:
+		opts = append(opts, publichttp.WithA2A(n.a2aSrv.Handler()))
+	case PublicA2ADIDWba:
+		opts = append(opts, publichttp.WithA2A(n.DIDWbaAuthenticator().Middleware(n.a2aSrv.Handler())))
+	}
+	if path, doc := n.DIDDocument(); doc != nil {
+		opts = append(opts, publichttp.WithDIDDocument(path, doc))
+	}
+	srv, err := publichttp.New(n, opts...)
 	if err != nil {
 		return fmt.Errorf("node: public http: %w", err)
 	}

@@ -65,9 +65,13 @@ func TestPublicHTTP(t *testing.T) {
 	if resp, body = get(t, "HEAD", pub+bridge.A2AWellKnownPath); resp.StatusCode != 200 || body != "" || resp.Header.Get("ETag") != etag {
 		t.Errorf("HEAD: %d %q ETag %q", resp.StatusCode, body, resp.Header.Get("ETag"))
 	}
-	_, local := get(t, "GET", n.APIURL()+bridge.A2AWellKnownPath)
-	if local == "" || strings.TrimSpace(local) != strings.TrimSpace(body2(t, pub+bridge.A2AWellKnownPath)) {
-		t.Errorf("the local and the public A2A card differ")
+	// The local card names the local A2A server; the public one, with no
+	// A2A server there, names nothing of the loopback API.
+	if _, local := get(t, "GET", n.APIURL()+bridge.A2AWellKnownPath); !strings.Contains(local, n.APIURL()+"/a2a") {
+		t.Errorf("the local A2A card does not name %s/a2a: %s", n.APIURL(), local)
+	}
+	if strings.Contains(body2(t, pub+bridge.A2AWellKnownPath), n.APIURL()) {
+		t.Errorf("the public A2A card names the loopback API %s", n.APIURL())
 	}
 
 	// The AgentCard names the node's persisted ULID and the public URL.
@@ -154,5 +158,57 @@ func TestAgentCardIDPersists(t *testing.T) {
 	_, err = node.New(node.Config{DataDir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, SmallMemory: true})
 	if !errors.Is(err, node.ErrInvalidConfig) {
 		t.Fatalf("New with a corrupt %s: %v, want ErrInvalidConfig", node.AgentCardIDFile, err)
+	}
+}
+
+// TestPublicA2A: with PublicA2A "open" the public server answers A2A
+// JSON-RPC at POST /a2a, which its A2A card names, and a message reaches
+// the agent's tool; with "didwba" an unauthenticated request is refused
+// with a DIDWba challenge, and the public server serves the DID document.
+func TestPublicA2A(t *testing.T) {
+	const send = `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"one two three"}],"metadata":{"skillId":"wordcount"}}}}`
+	post := func(url string) (*http.Response, string) {
+		t.Helper()
+		resp, err := http.Post(url, "application/json", strings.NewReader(send))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, string(b)
+	}
+
+	open := startNode(t, testNode{name: "open a2a", demo: true, publicHTTP: true, publicA2A: node.PublicA2AOpen})
+	pub := open.PublicURL()
+	_, raw := get(t, "GET", pub+bridge.A2AWellKnownPath)
+	if kid, err := bridge.VerifyA2A([]byte(strings.TrimSpace(raw)), nil); err != nil || kid != open.AgentID() {
+		t.Fatalf("VerifyA2A of the public card = %q, %v", kid, err)
+	}
+	var card struct {
+		SupportedInterfaces []struct{ URL, ProtocolBinding string }
+	}
+	if err := json.Unmarshal([]byte(raw), &card); err != nil || len(card.SupportedInterfaces) == 0 ||
+		card.SupportedInterfaces[0].URL != pub+"/a2a" || card.SupportedInterfaces[0].ProtocolBinding != "JSONRPC" {
+		t.Fatalf("public A2A card interfaces %+v (%v), want JSONRPC at %s/a2a first", card.SupportedInterfaces, err, pub)
+	}
+	if resp, body := post(pub + "/a2a"); resp.StatusCode != 200 || !strings.Contains(body, `"state":"completed"`) || !strings.Contains(body, `"words":3`) {
+		t.Fatalf("message/send on the public server: %d %s", resp.StatusCode, body)
+	}
+
+	closed := startNode(t, testNode{name: "read-only", demo: true, publicHTTP: true})
+	if resp, _ := post(closed.PublicURL() + "/a2a"); resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /a2a on a read-only public server: %d, want 405", resp.StatusCode)
+	}
+
+	did := startNode(t, testNode{name: "didwba a2a", demo: true, publicHTTP: true, publicA2A: node.PublicA2ADIDWba, didWbaDomain: "agents.example.com"})
+	resp, body := post(did.PublicURL() + "/a2a")
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(strings.Join(resp.Header.Values("WWW-Authenticate"), ","), "DIDWba") {
+		t.Errorf("unauthenticated POST /a2a: %d %v %s, want 401 with a DIDWba challenge", resp.StatusCode, resp.Header.Values("WWW-Authenticate"), body)
+	}
+	if resp, body := get(t, "GET", did.PublicURL()+"/.well-known/did.json"); resp.StatusCode != 200 || !strings.Contains(body, did.DID()) {
+		t.Errorf("DID document on the public server: %d %s", resp.StatusCode, body)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // line override the environment and the config file.
 type runFlags struct {
 	config, dataDir, api, agentURL, logLevel string
-	publicHTTP, publicURL                    string
+	publicHTTP, publicURL, publicA2A         string
 	agentMCPCommand, agentMCPURL             string
 	listen, bootstrap                        []string
 	announce, noAnnounce, simPublic          []string
@@ -42,7 +42,7 @@ func newRunCmd() *cobra.Command {
 
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
-public_http, public_url, bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
+public_http, public_url, public_a2a, bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
 demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
 relay_service, no_port_map, mdns, a2a_allow_private, did_wba_domain), the
@@ -89,6 +89,7 @@ agent.json) with caching headers, and a read-only web view.`,
 	f.StringArrayVar(&rf.simPublic, "simulate-public-subnet", nil, "TESTS ONLY: treat this private IPv4 subnet as public Internet addresses (network-namespace NAT tests), repeatable")
 	f.StringVar(&rf.api, "api", node.DefaultAPIAddr, `HTTP API address on a loopback interface ("127.0.0.1:0" picks a port, "" disables)`)
 	f.StringVar(&rf.publicHTTP, "public-http", "", `public read-only HTTP server address, any interface ("0.0.0.0:8080"; "" = off)`)
+	f.StringVar(&rf.publicA2A, "public-a2a", "", `serve the A2A JSON-RPC server on --public-http at POST /a2a: "open" to anyone (rate limited), "didwba" to DIDWba-authenticated callers; "" = read-only`)
 	f.StringVar(&rf.publicURL, "public-url", "", "base URL clients reach --public-http at (e.g. https://agents.example.com behind a proxy); default http:// and the request's Host")
 	f.StringArrayVar(&rf.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr ending in /p2p/<peer id>, repeatable")
 	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
@@ -136,6 +137,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("public-url") {
 		cfg.PublicURL = rf.publicURL
+	}
+	if f.Changed("public-a2a") {
+		cfg.PublicA2A = rf.publicA2A
 	}
 	if f.Changed("bootstrap") {
 		cfg.Bootstrap = rf.bootstrap

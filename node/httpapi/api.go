@@ -67,7 +67,7 @@ func newHandler(svc Service, cfg config) http.Handler {
 	if cfg.streams == nil {
 		cfg.streams = newStreams(cfg.heartbeat)
 	}
-	a := &api{n: svc, streams: cfg.streams, docs: wellknown.New(svc)}
+	a := &api{n: svc, streams: cfg.streams, docs: wellknown.New(svc), a2a: cfg.a2a != nil}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/card", a.getCard)
 	mux.HandleFunc("PUT /v1/card", a.putCard)
@@ -98,6 +98,9 @@ func newHandler(svc Service, cfg config) http.Handler {
 	}
 	if cfg.didPath != "" && cfg.didDoc != nil {
 		mux.Handle("GET "+cfg.didPath, cfg.didDoc)
+	}
+	if cfg.a2a != nil {
+		mux.Handle("POST "+A2APath, cfg.a2a)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string

@@ -31,7 +31,10 @@
 // [Local] has the typed operations of Client over a Service in the same
 // process, with the handlers' checks and errors; the node's MCP server
 // (package node/mcpserver) takes either. [WithMCP] mounts an MCP server's
-// Streamable HTTP transport at [MCPPath] behind the same guards.
+// Streamable HTTP transport at [MCPPath] behind the same guards; [WithA2A]
+// mounts an A2A server (package node/a2aserver) at POST [A2APath] and
+// makes the A2A card at /.well-known/agent-card.json name it as its
+// JSON-RPC interface (a2aserver.WithJSONRPC).
 //
 // GET /v1/cards/{id} also reports whether the card's signature verifies,
 // and with ?format=a2a (agentcard, oasf, any format of package bridge)

@@ -24,6 +24,7 @@ type api struct {
 	n       Service
 	streams *streams
 	docs    *wellknown.Docs
+	a2a     bool // an A2A server answers at A2APath
 }
 
 func (a *api) getCard(w http.ResponseWriter, r *http.Request) {

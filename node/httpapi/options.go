@@ -17,6 +17,7 @@ type config struct {
 	mcp     http.Handler
 	didPath string
 	didDoc  http.Handler
+	a2a     http.Handler
 	// heartbeat is the event streams' heartbeat interval; streams is set
 	// by NewServer, which closes it on Shutdown.
 	heartbeat time.Duration
@@ -48,6 +49,15 @@ const MCPPath = "/mcp"
 // WithMCP serves h (an MCP server's Streamable HTTP transport) at
 // MCPPath, behind the same guards as every route (default: none).
 func WithMCP(h http.Handler) Option { return func(c *config) { c.mcp = h } }
+
+// A2APath is where WithA2A mounts an A2A JSON-RPC server: the URL of
+// the JSON-RPC interfaces of the A2A card the API serves.
+const A2APath = "/a2a"
+
+// WithA2A serves h (an a2aserver.Server) at A2APath, behind the same
+// guards as every route, and names it in the A2A card at
+// /.well-known/agent-card.json (default: none).
+func WithA2A(h http.Handler) Option { return func(c *config) { c.a2a = h } }
 
 // WithEventHeartbeat sets the interval of the heartbeat comment on
 // GET /v1/events streams (default 15s).

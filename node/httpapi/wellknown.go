@@ -24,7 +24,11 @@ func (a *api) anpDescription(w http.ResponseWriter, r *http.Request) {
 // POST /v1/invoke the AgentCard document names as the agent's endpoint.
 func (a *api) base() wellknown.Base {
 	u := a.n.APIURL()
-	return wellknown.Base{URL: u, InvokeURL: u + "/v1/invoke"}
+	b := wellknown.Base{URL: u, InvokeURL: u + "/v1/invoke"}
+	if a.a2a {
+		b.A2AURL = u + A2APath
+	}
+	return b
 }
 
 // writeDoc answers doc with its caching headers, or err (a card the

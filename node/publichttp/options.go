@@ -2,6 +2,7 @@ package publichttp
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,6 +61,9 @@ type config struct {
 	maxConns       int
 	reg            prometheus.Registerer
 	now            func() time.Time
+	a2a            http.Handler // POST httpapi.A2APath; nil = read-only
+	didPath        string       // GET path of didDoc
+	didDoc         http.Handler
 }
 
 func newConfig(opts []Option) config {
@@ -88,6 +92,18 @@ func WithURL(u string) Option { return func(c *config) { c.url = u } }
 // (defaults DefaultLimits, DefaultDiscoverLimits).
 func WithLimits(all, discover ratelimit.Config) Option {
 	return func(c *config) { c.limits, c.discoverLimits = all, discover }
+}
+
+// WithA2A serves h (the node's a2aserver.Server, possibly behind DIDWba
+// authentication) at POST httpapi.A2APath, the one route of the server
+// that is not read-only, and names it in the A2A card it serves
+// (default: none, every route read-only).
+func WithA2A(h http.Handler) Option { return func(c *config) { c.a2a = h } }
+
+// WithDIDDocument serves the DID document h at GET path (the path the
+// agent's did:wba DID resolves to; default: none).
+func WithDIDDocument(path string, h http.Handler) Option {
+	return func(c *config) { c.didPath, c.didDoc = path, h }
 }
 
 // WithMaxConns caps the open connections (default DefaultMaxConns;

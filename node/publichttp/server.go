@@ -89,6 +89,7 @@ type handler struct {
 	url      string // configured base URL, "" = from the Host header
 	discover *ratelimit.Guard
 	log      *slog.Logger
+	a2a      bool // an A2A server answers at POST httpapi.A2APath
 }
 
 func newHandler(svc Service, cfg config) (http.Handler, error) {
@@ -104,12 +105,19 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 	h := &handler{
 		svc: svc, docs: wellknown.New(svc), url: strings.TrimRight(cfg.url, "/"), log: cfg.log,
 		discover: ratelimit.NewGuard(ratelimit.GuardPublicDiscover, cfg.discoverLimits, m, cfg.now),
+		a2a:      cfg.a2a != nil,
 	}
 	mux := http.NewServeMux()
 	for _, p := range wellknown.Paths() {
 		mux.HandleFunc("GET "+p, h.wellKnown)
 	}
 	mux.HandleFunc("GET "+wellknown.DescriptionPattern, h.description)
+	if cfg.a2a != nil {
+		mux.Handle("POST "+httpapi.A2APath, cfg.a2a)
+	}
+	if cfg.didPath != "" && cfg.didDoc != nil {
+		mux.Handle("GET "+cfg.didPath, cfg.didDoc)
+	}
 	ui := webui.Handler(webui.ReadOnly(ViewPrefix))
 	mux.Handle("GET /{$}", ui)
 	mux.Handle("GET "+webui.AssetPrefix, ui)
@@ -122,7 +130,7 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 		httpapi.WriteError(w, httpapi.NewError(http.StatusNotFound, "no such document: "+r.URL.Path))
 	})
 	all := ratelimit.NewGuard(ratelimit.GuardPublicHTTP, cfg.limits, m, cfg.now)
-	return guard(mux, all, cfg.log), nil
+	return guard(mux, all, cfg.a2a != nil, cfg.log), nil
 }
 
 // CheckURL reports whether u can be a WithURL value: an absolute http or
@@ -135,14 +143,16 @@ func CheckURL(u string) error {
 	return nil
 }
 
-// guard is what every request passes first: GET or HEAD only, a bounded
-// query, the source's rate limit, then the headers every answer carries.
-func guard(next http.Handler, g *ratelimit.Guard, log *slog.Logger) http.Handler {
+// guard is what every request passes first: GET or HEAD only (and POST
+// to the A2A server when a2a is set), a bounded query, the source's rate
+// limit, then the headers every answer carries.
+func guard(next http.Handler, g *ratelimit.Guard, a2a bool, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		a2aPost := a2a && r.Method == http.MethodPost && r.URL.Path == httpapi.A2APath
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !a2aPost {
 			h.Set("Allow", "GET, HEAD")
 			httpapi.WriteError(w, httpapi.NewError(http.StatusMethodNotAllowed, r.Method+" not allowed: this server is read-only"))
 			return

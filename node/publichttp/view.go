@@ -26,6 +26,14 @@ const ViewPrefix = "/view"
 // base is where the documents say the server is reached: the configured
 // URL, or http:// and the request's Host.
 func (h *handler) base(r *http.Request) (wellknown.Base, error) {
+	b, err := h.baseURL(r)
+	if err == nil && h.a2a {
+		b.A2AURL = b.URL + httpapi.A2APath
+	}
+	return b, err
+}
+
+func (h *handler) baseURL(r *http.Request) (wellknown.Base, error) {
 	if h.url != "" {
 		return wellknown.Base{URL: h.url}, nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node/a2aserver"
 )
 
 // Document limits and cache lifetimes.
@@ -68,6 +69,10 @@ type Base struct {
 	// InvokeURL is the http endpoint the AgentCard document names when the
 	// card has none (the draft requires one); "" names URL itself.
 	InvokeURL string
+	// A2AURL is where the server answers A2A JSON-RPC requests (an
+	// a2aserver.Server); the A2A card names it first among its
+	// interfaces. "" = no A2A server there.
+	A2AURL string
 }
 
 // Document is one rendered document.
@@ -84,10 +89,15 @@ type Document struct {
 type Docs struct {
 	src Source
 
-	mu      sync.Mutex
-	a2aFor  *adp.Card // the card a2aBody was signed from
-	a2aBody []byte
+	mu     sync.Mutex
+	a2aFor *adp.Card         // the card the bodies of a2a were signed from
+	a2a    map[string][]byte // signed A2A cards by Base.A2AURL
 }
+
+// maxA2ABodies bounds the signed A2A cards kept for one card: one per
+// A2A URL the servers name (a public server's base may follow the
+// request's Host).
+const maxA2ABodies = 8
 
 // New returns the documents of src.
 func New(src Source) *Docs { return &Docs{src: src} }
@@ -132,16 +142,20 @@ func (d *Docs) adpCard(_ context.Context, _ Base, _ url.Values) (*Document, erro
 // a2aCard is the A2A AgentCard signed with the node's key; the last one
 // is kept until the card changes (an Ed25519 signature is deterministic,
 // so the bytes are those a new signing would give).
-func (d *Docs) a2aCard(_ context.Context, _ Base, _ url.Values) (*Document, error) {
+func (d *Docs) a2aCard(_ context.Context, b Base, _ url.Values) (*Document, error) {
 	c := d.src.Card()
 	d.mu.Lock()
-	body := d.a2aBody
 	if d.a2aFor != c {
-		body = nil
+		d.a2aFor, d.a2a = c, nil
 	}
+	body := d.a2a[b.A2AURL]
 	d.mu.Unlock()
 	if body == nil {
-		doc, err := bridge.ToA2A(c)
+		exported := c
+		if b.A2AURL != "" {
+			exported = a2aserver.WithJSONRPC(c, b.A2AURL)
+		}
+		doc, err := bridge.ToA2A(exported)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +163,12 @@ func (d *Docs) a2aCard(_ context.Context, _ Base, _ url.Values) (*Document, erro
 			return nil, err
 		}
 		d.mu.Lock()
-		d.a2aFor, d.a2aBody = c, body
+		if d.a2aFor == c {
+			if d.a2a == nil || len(d.a2a) >= maxA2ABodies {
+				d.a2a = map[string][]byte{}
+			}
+			d.a2a[b.A2AURL] = body
+		}
 		d.mu.Unlock()
 	}
 	return document(body, JSONType, MaxAge, c), nil
