@@ -34,7 +34,7 @@ func defaultConfig() Model {
 		k1:           DefaultK1,
 		b:            DefaultB,
 		tags:         exactTags{},
-		an:           analyzer{stem: true, stopwords: true, camel: true, stems: new(stemCache)},
+		an:           analyzer{stem: true, derive: true, stopwords: true, camel: true, stems: new(stemCache)},
 		availWindow:  DefaultAvailabilityWindow,
 		coldTasks:    DefaultColdStartTasks,
 		coldBoost:    DefaultColdStartBoost,
@@ -129,6 +129,14 @@ func WithTags(t Tags) Option {
 // WithStemming turns the light stemmer on or off (on by default).
 func WithStemming(on bool) Option {
 	return func(c *Model) error { c.an.stem = on; return nil }
+}
+
+// WithDerivation turns on or off the joining of the derivational pairs
+// Snowball's stemmer keeps apart ("classify" and "classification",
+// "recognize" and "recognition", "detect" and "detector"; on by
+// default). It has no effect without stemming.
+func WithDerivation(on bool) Option {
+	return func(c *Model) error { c.an.derive = on; return nil }
 }
 
 // WithIdentifierSplitting turns the indexing of the words of camel-case

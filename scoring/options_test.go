@@ -91,3 +91,32 @@ func TestAvailabilityObserved(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivationRanks checks that a task asked with a verb finds the
+// agent that names the capability with a noun: "classify" meets
+// "classification" by default, and only by the derivational pairs.
+func TestDerivationRanks(t *testing.T) {
+	docs := []scoring.Doc{
+		{ID: "a-captioner", Name: "Captioner", Description: "Image captioning model: writes a sentence about an image."},
+		{ID: "b-classifier", Name: "Labeller", Description: "Image classification model: labels an image with its category."},
+	}
+	q := scoring.Query{Text: "classify this image", MinScore: -1}
+	for _, tt := range []struct {
+		derive bool
+		want   string
+	}{{true, "b-classifier"}, {false, "a-captioner"}} {
+		n, err := scoring.NewNaive(scoring.WithDerivation(tt.derive))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if err := n.Upsert(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := n.Search(q, nil, time.Now())
+		if len(res.Hits) == 0 || res.Hits[0].ID != tt.want {
+			t.Errorf("derivation %v: hits %+v, want %s first", tt.derive, res.Hits, tt.want)
+		}
+	}
+}
