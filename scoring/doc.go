@@ -98,8 +98,10 @@
 // reorder relevant agents but cannot make an irrelevant one relevant.
 // The floor is Query.RelevanceFloor when the query sets it, else the
 // model's (WithRelevanceFloor, default 0.3) divided by the query's
-// aspects, its tags and the clauses of its text (Model.RelevanceFloor):
-// an agent that answers one aspect of a multi-skill query as well as the
+// aspects, its tags and the clauses of its text (Model.RelevanceFloor;
+// a clause ends at a comma, semicolon, line break or sentence end, so
+// each sentence of a task described step by step is an aspect): an
+// agent that answers one aspect of a multi-skill query as well as the
 // best result answers the whole is not cut. Result.RelevanceFloor
 // reports the floor applied.
 //

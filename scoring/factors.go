@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Text fields of the BM25F context index, in FieldWeights order.
@@ -440,8 +441,8 @@ func (c *Model) Prepare(q Query) *Plan {
 // RelevanceFloor returns the relevance floor of q: q.RelevanceFloor when
 // the query sets it, else the model's floor (WithRelevanceFloor) divided
 // by the number of aspects the query asks for. Each query tag is an
-// aspect, and so is each clause of the text (split at commas,
-// semicolons and line breaks, keeping those with a
+// aspect, and so is each clause of the text (Clauses: split at commas,
+// semicolons, line breaks and sentence ends, keeping those with a
 // letter or digit).
 //
 // Why divide: the floor keeps agents that are clearly less relevant than
@@ -468,17 +469,29 @@ func (c *Model) RelevanceFloor(q Query, softTags int) float64 {
 }
 
 // Clauses counts the clauses of a query text: the parts between commas,
-// semicolons and line breaks (ASCII and full-width, with the sentence ends of CJK text) that
-// hold a letter or digit.
+// semicolons, line breaks and sentence ends (ASCII and full-width, with
+// the sentence ends of CJK text) that hold a letter or digit. A full
+// stop, question or exclamation mark ends a sentence when white space or
+// the end of the text follows it, so that "v1.5" or "image.jpg" stay one
+// part: a task described in several sentences asks for several steps.
 func Clauses(text string) int {
 	if len(text) > MaxQueryBytes {
 		text = text[:MaxQueryBytes]
 	}
-	n := 0
-	for _, part := range strings.FieldsFunc(text, isClauseBreak) {
-		if strings.IndexFunc(part, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			n++
+	n, has := 0, false
+	for i, r := range text {
+		switch {
+		case isClauseBreak(r) || isSentenceEnd(r) && sentenceEndsAt(text, i+utf8.RuneLen(r)):
+			if has {
+				n++
+			}
+			has = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			has = true
 		}
+	}
+	if has {
+		n++
 	}
 	return n
 }
@@ -489,6 +502,18 @@ func isClauseBreak(r rune) bool {
 		return true
 	}
 	return false
+}
+
+func isSentenceEnd(r rune) bool { return r == '.' || r == '?' || r == '!' }
+
+// sentenceEndsAt reports whether a sentence mark before offset i ends a
+// sentence: the text ends there or white space follows.
+func sentenceEndsAt(text string, i int) bool {
+	if i >= len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return unicode.IsSpace(r)
 }
 
 // queryTag parses one query tag: "nlp/*" is a prefix query.

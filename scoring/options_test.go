@@ -55,6 +55,8 @@ func TestRelevanceFloorPerAspect(t *testing.T) {
 		{scoring.Query{Text: "translate, transcribe, OCR, statistics, code generation"}, scoring.DefaultRelevanceFloor / 5},
 		{scoring.Query{Text: "翻译；语音识别"}, scoring.DefaultRelevanceFloor / 2},
 		{scoring.Query{Text: "ocr,, ;\n"}, scoring.DefaultRelevanceFloor},
+		{scoring.Query{Text: "Transcribe this recording. Translate it to French! Is a summary possible? Read it aloud."}, scoring.DefaultRelevanceFloor / 4},
+		{scoring.Query{Text: "Caption image.jpg with model v1.5 and nothing else."}, scoring.DefaultRelevanceFloor},
 		{scoring.Query{Text: "ocr", Tags: []string{"nlp"}}, scoring.DefaultRelevanceFloor / 2},
 		{scoring.Query{}, scoring.DefaultRelevanceFloor},
 		{scoring.Query{Text: "a, b", RelevanceFloor: &set}, 0.5},
