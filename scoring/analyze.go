@@ -62,22 +62,24 @@ type analyzer struct {
 const maxCachedStems = 1 << 15
 
 // stemCache remembers the stems of the words it has seen, up to
-// maxCachedStems: the Snowball stemmer allocates, and the words of cards
-// repeat. Safe for concurrent use.
+// maxCachedStems: the Snowball stemmer and derive allocate, and the
+// words of cards repeat. One cache serves one analyzer, whose derive
+// setting does not change once it is in use. Safe for concurrent use.
 type stemCache struct {
 	m sync.Map // word -> stem
 	n atomic.Int64
 }
 
-// stem returns stem(w), remembered.
-func (c *stemCache) stem(w string) string {
+// stem returns stem(w), derived (derive) when derived is set, and
+// remembered.
+func (c *stemCache) stem(w string, derived bool) string {
 	if c == nil {
-		return stem(w)
+		return stemDerived(w, derived)
 	}
 	if v, ok := c.m.Load(w); ok {
 		return v.(string)
 	}
-	st := stem(w)
+	st := stemDerived(w, derived)
 	if c.n.Load() < maxCachedStems {
 		if _, loaded := c.m.LoadOrStore(strings.Clone(w), st); !loaded {
 			c.n.Add(1)
@@ -217,10 +219,7 @@ func (a analyzer) term(tok string) string {
 		return ""
 	}
 	if a.stem {
-		tok = a.stems.stem(tok)
-		if a.derive {
-			tok = derive(tok)
-		}
+		tok = a.stems.stem(tok, a.derive)
 	}
 	return tok
 }
@@ -283,6 +282,14 @@ func stem(w string) string {
 		}
 	}
 	return english.Stem(w, true)
+}
+
+// stemDerived is stem(w), then derive when derived is set.
+func stemDerived(w string, derived bool) string {
+	if derived {
+		return derive(stem(w))
+	}
+	return stem(w)
 }
 
 // derivations are the Porter2 stem endings of English derivational
