@@ -35,7 +35,16 @@
 //     per-field length normalization) over name, skills, description,
 //     tools (names and descriptions) and input-schema text (SchemaText:
 //     property names, titles, descriptions, enum values and examples at
-//     any depth), with DefaultFieldWeights; example is plain BM25 over
+//     any depth), each field weighing 1/sqrt(its mean length in the
+//     directory) scaled to keep a card's mean length (FieldWeightsFor;
+//     WithFieldWeights sets fixed ones): a field counts as a vector of
+//     unit length on average, as in cosine normalization, so a word of
+//     a 4-word name weighs 4 times a word of a 64-word description,
+//     between one bag of words (1 time) and fields of equal mass (16).
+//     Against the former hand-set weights (name 2.5, skills 2,
+//     description 1, tools 1, schema 0.5), nDCG@10 goes from 0.298 to
+//     0.302 on Gorilla Hugging Face, 0.343 to 0.347 on TorchHub and
+//     0.573 to 0.582 on MetaTool. Example is plain BM25 over
 //     each passage on its own, the best passage counting (discovery
 //     profile §7.3): every example, and every tool (name, description,
 //     schema text) of a card with two tools or more, so that one right

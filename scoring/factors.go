@@ -51,13 +51,56 @@ const normTableLen = 256
 // length.
 type NormTable [NumFields][normTableLen]float64
 
-// FieldNorm is weight / (1 - b + b * len / avglen) of one field.
+// FieldWeightsFor returns the BM25F field weights for these mean field
+// lengths: the weights set with WithFieldWeights, else the weights the
+// lengths imply (the default). Each field then weighs 1/sqrt(mean
+// length), so that a field counts as a vector of unit length on
+// average, as in the cosine normalization of the vector space model:
+// a word of a 4-word name weighs 4 times a word of a 64-word
+// description, between one bag of words (1 time) and fields of equal
+// mass (16 times), and a long input schema weighs less per word
+// without drowning the name by its length. The weights are scaled so
+// that sum(weight * mean length) is the mean length of a card, so k1
+// keeps its meaning; with one field the weight is 1 (plain BM25). A
+// field no document has weighs 0. Nothing is hand-set: the weights
+// follow the directory the node holds.
+func (c *Model) FieldWeightsFor(avg *[NumFields]float64) [NumFields]float64 {
+	if c.fixedFields {
+		return c.fields
+	}
+	var w [NumFields]float64
+	total, sqrtSum := 0.0, 0.0
+	for f := range NumFields {
+		if avg[f] > 0 {
+			total += avg[f]
+			sqrtSum += math.Sqrt(avg[f])
+		}
+	}
+	if sqrtSum == 0 {
+		return w
+	}
+	scale := total / sqrtSum
+	for f := range NumFields {
+		if avg[f] > 0 {
+			w[f] = scale / math.Sqrt(avg[f])
+		}
+	}
+	return w
+}
+
+// FieldNorm is weight / (1 - b + b * len / avglen) of one field, with
+// the weight of FieldWeightsFor.
 func (c *Model) FieldNorm(f int, l uint16, avg *[NumFields]float64) float64 {
+	w := c.FieldWeightsFor(avg)
+	return c.fieldNorm(w[f], f, l, avg)
+}
+
+func (c *Model) fieldNorm(w float64, f int, l uint16, avg *[NumFields]float64) float64 {
 	norm := 1.0
 	if avg[f] > 0 {
 		norm = 1 - c.b + c.b*float64(l)/avg[f]
 	}
-	return c.fields[f] / norm
+	return w / norm
 }
 
 // LengthStats returns BM25's length statistics: the mean length of each
@@ -87,9 +130,10 @@ func (c *Model) Norms(avg *[NumFields]float64) *NormTable {
 // FillNorms is Norms into a table the caller owns (an engine reuses one
 // across queries).
 func (c *Model) FillNorms(t *NormTable, avg *[NumFields]float64) {
+	w := c.FieldWeightsFor(avg)
 	for f := range NumFields {
 		for l := range normTableLen {
-			t[f][l] = c.FieldNorm(f, uint16(l), avg)
+			t[f][l] = c.fieldNorm(w[f], f, uint16(l), avg)
 		}
 	}
 }

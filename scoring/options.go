@@ -17,6 +17,7 @@ type Option func(*Model) error
 type Model struct {
 	weights      Weights
 	fields       [NumFields]float64
+	fixedFields  bool // fields set by WithFieldWeights, else FieldWeightsFor derives them
 	k1, b        float64
 	tags         Tags
 	an           analyzer
@@ -89,13 +90,15 @@ func WithWeights(w Weights) Option {
 	}
 }
 
-// WithFieldWeights sets the BM25F field weights.
+// WithFieldWeights sets fixed BM25F field weights (DefaultFieldWeights
+// are hand-set ones). Without it the weights follow the mean length of
+// each field in the directory (Model.FieldWeightsFor).
 func WithFieldWeights(f FieldWeights) Option {
 	return func(c *Model) error {
 		if err := f.validate(); err != nil {
 			return err
 		}
-		c.fields = f.array()
+		c.fields, c.fixedFields = f.array(), true
 		return nil
 	}
 }
