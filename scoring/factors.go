@@ -48,8 +48,15 @@ func IDF(n, df int) float64 {
 const normTableLen = 256
 
 // NormTable holds weight / (1 - b + b * len / avglen) per field and
-// length.
-type NormTable [NumFields][normTableLen]float64
+// length below normTableLen, and the field weights for longer fields.
+type NormTable struct {
+	norm   [NumFields][normTableLen]float64
+	weight [NumFields]float64
+}
+
+// Short returns the tabulated weight / (1 - b + b * len / avglen) of
+// field f at length l (below normTableLen).
+func (t *NormTable) Short(f int, l uint8) float64 { return t.norm[f][l] }
 
 // FieldWeightsFor returns the BM25F field weights for these mean field
 // lengths: the weights set with WithFieldWeights, else the weights the
@@ -130,10 +137,10 @@ func (c *Model) Norms(avg *[NumFields]float64) *NormTable {
 // FillNorms is Norms into a table the caller owns (an engine reuses one
 // across queries).
 func (c *Model) FillNorms(t *NormTable, avg *[NumFields]float64) {
-	w := c.FieldWeightsFor(avg)
+	t.weight = c.FieldWeightsFor(avg)
 	for f := range NumFields {
 		for l := range normTableLen {
-			t[f][l] = c.fieldNorm(w[f], f, uint16(l), avg)
+			t.norm[f][l] = c.fieldNorm(t.weight[f], f, uint16(l), avg)
 		}
 	}
 }
@@ -150,9 +157,9 @@ func (c *Model) PseudoTF(packed uint16, lens []uint16, avg *[NumFields]float64, 
 		l := lens[f]
 		var wn float64
 		if l < normTableLen {
-			wn = t[f][l]
+			wn = t.norm[f][l]
 		} else {
-			wn = c.FieldNorm(f, l, avg)
+			wn = c.fieldNorm(t.weight[f], f, l, avg)
 		}
 		s += float64(tf) * wn
 	}
