@@ -25,6 +25,9 @@ import (
 //  4. English stopwords dropped, tokens longer than maxTokenLen dropped;
 //  5. Snowball's English stemmer (Porter2) on ASCII words, so that
 //     "translator", "translating" and "translation" meet on "translat";
+//     then the derivational pairs Porter2 keeps apart are joined
+//     (derive): "classify" and "classification", "recognize" and
+//     "recognition", "detect" and "detector";
 //  6. a camel-case identifier ("AutoModelForSequenceClassification")
 //     is a term, and so is each of its words (auto, model, sequenc,
 //     classif), as tools and APIs are named that way.
@@ -48,6 +51,7 @@ why will with would you your yours yourself yourselves please also get give tell
 // analyzer turns text into index terms.
 type analyzer struct {
 	stem      bool
+	derive    bool // join derivational pairs after stemming (derive)
 	stopwords bool
 	camel     bool       // also emit the parts of camel-case identifiers
 	stems     *stemCache // nil: stem every word afresh
@@ -58,22 +62,24 @@ type analyzer struct {
 const maxCachedStems = 1 << 15
 
 // stemCache remembers the stems of the words it has seen, up to
-// maxCachedStems: the Snowball stemmer allocates, and the words of cards
-// repeat. Safe for concurrent use.
+// maxCachedStems: the Snowball stemmer and derive allocate, and the
+// words of cards repeat. One cache serves one analyzer, whose derive
+// setting does not change once it is in use. Safe for concurrent use.
 type stemCache struct {
 	m sync.Map // word -> stem
 	n atomic.Int64
 }
 
-// stem returns stem(w), remembered.
-func (c *stemCache) stem(w string) string {
+// stem returns stem(w), derived (derive) when derived is set, and
+// remembered.
+func (c *stemCache) stem(w string, derived bool) string {
 	if c == nil {
-		return stem(w)
+		return stemDerived(w, derived)
 	}
 	if v, ok := c.m.Load(w); ok {
 		return v.(string)
 	}
-	st := stem(w)
+	st := stemDerived(w, derived)
 	if c.n.Load() < maxCachedStems {
 		if _, loaded := c.m.LoadOrStore(strings.Clone(w), st); !loaded {
 			c.n.Add(1)
@@ -213,7 +219,7 @@ func (a analyzer) term(tok string) string {
 		return ""
 	}
 	if a.stem {
-		tok = a.stems.stem(tok)
+		tok = a.stems.stem(tok, a.derive)
 	}
 	return tok
 }
@@ -276,4 +282,63 @@ func stem(w string) string {
 		}
 	}
 	return english.Stem(w, true)
+}
+
+// stemDerived is stem(w), then derive when derived is set.
+func stemDerived(w string, derived bool) string {
+	if derived {
+		return derive(stem(w))
+	}
+	return stem(w)
+}
+
+// derivations are the Porter2 stem endings of English derivational
+// forms that Porter2 leaves apart from the verb they derive from, each
+// with the ending of that verb's stem. A task is asked for with a verb
+// ("classify these photos", "recognize speech", "describe an image")
+// and a capability is named with a noun ("image classification",
+// "speech recognition", "image description", "object detector"), so
+// without them the words that carry a request often miss the words that
+// carry the card. Each pair is a rule of English morphology, not a word
+// list:
+//
+//	-ify    / -ification  classifi, classif     -> classif
+//	-ize    / -ition      recogn, recognit      -> recogn
+//	-ibe    / -iption     describ, descript     -> describ
+//	-yze    / -ysis       analyz, analysi       -> analyz
+//	-arize  / -ary        summar, summari       -> summar
+//	-esize  / -esis       synthes, synthesi     -> synthes
+//	-ct     / -ctor       detect, detector      -> detect
+//	-ss     / -ssor       compress, compressor  -> compress
+//
+// Only stems of minDerivedLen letters or more after the rewrite are
+// rewritten, so that short words ("unit", "edit") keep their own term.
+var derivations = [...]struct{ from, to string }{
+	{"ifi", "if"}, {"nit", "n"}, {"ipt", "ib"}, {"ysi", "yz"},
+	{"ari", "ar"}, {"esi", "es"}, {"ctor", "ct"}, {"ssor", "ss"},
+}
+
+const minDerivedLen = 5
+
+// derive maps a Porter2 stem of lower-case ASCII letters to the stem of
+// the verb it derives from (derivations); other terms are returned as
+// they are.
+func derive(st string) string {
+	if len(st) < minDerivedLen {
+		return st
+	}
+	for i := 0; i < len(st); i++ {
+		if c := st[i]; c < 'a' || c > 'z' {
+			return st
+		}
+	}
+	for _, d := range derivations {
+		if strings.HasSuffix(st, d.from) {
+			if len(st)-len(d.from)+len(d.to) >= minDerivedLen {
+				return st[:len(st)-len(d.from)] + d.to
+			}
+			return st
+		}
+	}
+	return st
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Text fields of the BM25F context index, in FieldWeights order.
@@ -47,16 +48,66 @@ func IDF(n, df int) float64 {
 const normTableLen = 256
 
 // NormTable holds weight / (1 - b + b * len / avglen) per field and
-// length.
-type NormTable [NumFields][normTableLen]float64
+// length below normTableLen, and the field weights for longer fields.
+type NormTable struct {
+	norm   [NumFields][normTableLen]float64
+	weight [NumFields]float64
+}
 
-// FieldNorm is weight / (1 - b + b * len / avglen) of one field.
+// Short returns the tabulated weight / (1 - b + b * len / avglen) of
+// field f at length l (below normTableLen).
+func (t *NormTable) Short(f int, l uint8) float64 { return t.norm[f][l] }
+
+// FieldWeightsFor returns the BM25F field weights for these mean field
+// lengths: the weights set with WithFieldWeights, else the weights the
+// lengths imply (the default). Each field then weighs 1/sqrt(mean
+// length), so that a field counts as a vector of unit length on
+// average, as in the cosine normalization of the vector space model:
+// a word of a 4-word name weighs 4 times a word of a 64-word
+// description, between one bag of words (1 time) and fields of equal
+// mass (16 times), and a long input schema weighs less per word
+// without drowning the name by its length. The weights are scaled so
+// that sum(weight * mean length) is the mean length of a card, so k1
+// keeps its meaning; with one field the weight is 1 (plain BM25). A
+// field no document has weighs 0. Nothing is hand-set: the weights
+// follow the directory the node holds.
+func (c *Model) FieldWeightsFor(avg *[NumFields]float64) [NumFields]float64 {
+	if c.fixedFields {
+		return c.fields
+	}
+	var w [NumFields]float64
+	total, sqrtSum := 0.0, 0.0
+	for f := range NumFields {
+		if avg[f] > 0 {
+			total += avg[f]
+			sqrtSum += math.Sqrt(avg[f])
+		}
+	}
+	if sqrtSum == 0 {
+		return w
+	}
+	scale := total / sqrtSum
+	for f := range NumFields {
+		if avg[f] > 0 {
+			w[f] = scale / math.Sqrt(avg[f])
+		}
+	}
+	return w
+}
+
+// FieldNorm is weight / (1 - b + b * len / avglen) of one field, with
+// the weight of FieldWeightsFor.
 func (c *Model) FieldNorm(f int, l uint16, avg *[NumFields]float64) float64 {
+	w := c.FieldWeightsFor(avg)
+	return c.fieldNorm(w[f], f, l, avg)
+}
+
+func (c *Model) fieldNorm(w float64, f int, l uint16, avg *[NumFields]float64) float64 {
 	norm := 1.0
 	if avg[f] > 0 {
 		norm = 1 - c.b + c.b*float64(l)/avg[f]
 	}
-	return c.fields[f] / norm
+	return w / norm
 }
 
 // LengthStats returns BM25's length statistics: the mean length of each
@@ -86,9 +137,10 @@ func (c *Model) Norms(avg *[NumFields]float64) *NormTable {
 // FillNorms is Norms into a table the caller owns (an engine reuses one
 // across queries).
 func (c *Model) FillNorms(t *NormTable, avg *[NumFields]float64) {
+	t.weight = c.FieldWeightsFor(avg)
 	for f := range NumFields {
 		for l := range normTableLen {
-			t[f][l] = c.FieldNorm(f, uint16(l), avg)
+			t.norm[f][l] = c.fieldNorm(t.weight[f], f, uint16(l), avg)
 		}
 	}
 }
@@ -105,9 +157,9 @@ func (c *Model) PseudoTF(packed uint16, lens []uint16, avg *[NumFields]float64, 
 		l := lens[f]
 		var wn float64
 		if l < normTableLen {
-			wn = t[f][l]
+			wn = t.norm[f][l]
 		} else {
-			wn = c.FieldNorm(f, l, avg)
+			wn = c.fieldNorm(t.weight[f], f, l, avg)
 		}
 		s += float64(tf) * wn
 	}
@@ -440,8 +492,8 @@ func (c *Model) Prepare(q Query) *Plan {
 // RelevanceFloor returns the relevance floor of q: q.RelevanceFloor when
 // the query sets it, else the model's floor (WithRelevanceFloor) divided
 // by the number of aspects the query asks for. Each query tag is an
-// aspect, and so is each clause of the text (split at commas,
-// semicolons and line breaks, keeping those with a
+// aspect, and so is each clause of the text (Clauses: split at commas,
+// semicolons, line breaks and sentence ends, keeping those with a
 // letter or digit).
 //
 // Why divide: the floor keeps agents that are clearly less relevant than
@@ -468,17 +520,29 @@ func (c *Model) RelevanceFloor(q Query, softTags int) float64 {
 }
 
 // Clauses counts the clauses of a query text: the parts between commas,
-// semicolons and line breaks (ASCII and full-width, with the sentence ends of CJK text) that
-// hold a letter or digit.
+// semicolons, line breaks and sentence ends (ASCII and full-width, with
+// the sentence ends of CJK text) that hold a letter or digit. A full
+// stop, question or exclamation mark ends a sentence when white space or
+// the end of the text follows it, so that "v1.5" or "image.jpg" stay one
+// part: a task described in several sentences asks for several steps.
 func Clauses(text string) int {
 	if len(text) > MaxQueryBytes {
 		text = text[:MaxQueryBytes]
 	}
-	n := 0
-	for _, part := range strings.FieldsFunc(text, isClauseBreak) {
-		if strings.IndexFunc(part, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			n++
+	n, has := 0, false
+	for i, r := range text {
+		switch {
+		case isClauseBreak(r) || isSentenceEnd(r) && sentenceEndsAt(text, i+utf8.RuneLen(r)):
+			if has {
+				n++
+			}
+			has = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			has = true
 		}
+	}
+	if has {
+		n++
 	}
 	return n
 }
@@ -489,6 +553,18 @@ func isClauseBreak(r rune) bool {
 		return true
 	}
 	return false
+}
+
+func isSentenceEnd(r rune) bool { return r == '.' || r == '?' || r == '!' }
+
+// sentenceEndsAt reports whether a sentence mark before offset i ends a
+// sentence: the text ends there or white space follows.
+func sentenceEndsAt(text string, i int) bool {
+	if i >= len(text) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return unicode.IsSpace(r)
 }
 
 // queryTag parses one query tag: "nlp/*" is a prefix query.

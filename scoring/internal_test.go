@@ -33,6 +33,49 @@ func TestStem(t *testing.T) {
 	}
 }
 
+// TestDerive checks that the verb a task is asked with meets the noun a
+// capability is named with (derivations), that short and unrelated
+// words keep their own term, and that the pairs stay apart without it.
+func TestDerive(t *testing.T) {
+	on := analyzer{stem: true, derive: true}
+	off := analyzer{stem: true}
+	term := func(a analyzer, w string) string { return a.term(w) }
+	groups := [][]string{
+		{"classify", "classifies", "classified", "classification", "classifications", "classifier"},
+		{"recognize", "recognizing", "recognition"},
+		{"describe", "description", "descriptions"},
+		{"analyze", "analyzing", "analysis"},
+		{"summarize", "summarization", "summary", "summaries"},
+		{"synthesize", "synthesis"},
+		{"detect", "detection", "detector", "detectors"},
+		{"compress", "compression", "compressor"},
+		{"identify", "identification"},
+		{"transcribe", "transcription"},
+		{"unit"}, {"edit"}, {"define"}, {"script"}, {"translate"}, {"image"},
+	}
+	seen := make(map[string]string)
+	for _, g := range groups {
+		want := term(on, g[0])
+		for _, w := range g[1:] {
+			if got := term(on, w); got != want {
+				t.Errorf("term(%q) = %q, want %q as term(%q)", w, got, want, g[0])
+			}
+		}
+		if other, dup := seen[want]; dup {
+			t.Errorf("%q and %q share the term %q", g[0], other, want)
+		}
+		seen[want] = g[0]
+	}
+	for _, pair := range [][2]string{{"classify", "classification"}, {"recognize", "recognition"}, {"detect", "detector"}} {
+		if term(off, pair[0]) == term(off, pair[1]) {
+			t.Errorf("without derivation %q and %q share a term: the test no longer tests derive", pair[0], pair[1])
+		}
+	}
+	if got := derive("été"); got != "été" {
+		t.Errorf("derive(été) = %q", got)
+	}
+}
+
 func TestAnalyzer(t *testing.T) {
 	tests := []struct {
 		in   string

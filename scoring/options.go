@@ -17,6 +17,7 @@ type Option func(*Model) error
 type Model struct {
 	weights      Weights
 	fields       [NumFields]float64
+	fixedFields  bool // fields set by WithFieldWeights, else FieldWeightsFor derives them
 	k1, b        float64
 	tags         Tags
 	an           analyzer
@@ -34,7 +35,7 @@ func defaultConfig() Model {
 		k1:           DefaultK1,
 		b:            DefaultB,
 		tags:         exactTags{},
-		an:           analyzer{stem: true, stopwords: true, camel: true, stems: new(stemCache)},
+		an:           analyzer{stem: true, derive: true, stopwords: true, camel: true, stems: new(stemCache)},
 		availWindow:  DefaultAvailabilityWindow,
 		coldTasks:    DefaultColdStartTasks,
 		coldBoost:    DefaultColdStartBoost,
@@ -89,13 +90,15 @@ func WithWeights(w Weights) Option {
 	}
 }
 
-// WithFieldWeights sets the BM25F field weights.
+// WithFieldWeights sets fixed BM25F field weights (DefaultFieldWeights
+// are hand-set ones). Without it the weights follow the mean length of
+// each field in the directory (Model.FieldWeightsFor).
 func WithFieldWeights(f FieldWeights) Option {
 	return func(c *Model) error {
 		if err := f.validate(); err != nil {
 			return err
 		}
-		c.fields = f.array()
+		c.fields, c.fixedFields = f.array(), true
 		return nil
 	}
 }
@@ -129,6 +132,14 @@ func WithTags(t Tags) Option {
 // WithStemming turns the light stemmer on or off (on by default).
 func WithStemming(on bool) Option {
 	return func(c *Model) error { c.an.stem = on; return nil }
+}
+
+// WithDerivation turns on or off the joining of the derivational pairs
+// Snowball's stemmer keeps apart ("classify" and "classification",
+// "recognize" and "recognition", "detect" and "detector"; on by
+// default). It has no effect without stemming.
+func WithDerivation(on bool) Option {
+	return func(c *Model) error { c.an.derive = on; return nil }
 }
 
 // WithIdentifierSplitting turns the indexing of the words of camel-case

@@ -55,6 +55,8 @@ func TestRelevanceFloorPerAspect(t *testing.T) {
 		{scoring.Query{Text: "translate, transcribe, OCR, statistics, code generation"}, scoring.DefaultRelevanceFloor / 5},
 		{scoring.Query{Text: "翻译；语音识别"}, scoring.DefaultRelevanceFloor / 2},
 		{scoring.Query{Text: "ocr,, ;\n"}, scoring.DefaultRelevanceFloor},
+		{scoring.Query{Text: "Transcribe this recording. Translate it to French! Is a summary possible? Read it aloud."}, scoring.DefaultRelevanceFloor / 4},
+		{scoring.Query{Text: "Caption image.jpg with model v1.5 and nothing else."}, scoring.DefaultRelevanceFloor},
 		{scoring.Query{Text: "ocr", Tags: []string{"nlp"}}, scoring.DefaultRelevanceFloor / 2},
 		{scoring.Query{}, scoring.DefaultRelevanceFloor},
 		{scoring.Query{Text: "a, b", RelevanceFloor: &set}, 0.5},
@@ -88,6 +90,114 @@ func TestAvailabilityObserved(t *testing.T) {
 	} {
 		if got := m.Availability(tt.s, 0, tt.status, now); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: availability %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDerivationRanks checks that a task asked with a verb finds the
+// agent that names the capability with a noun: "classify" meets
+// "classification" by default, and only by the derivational pairs.
+func TestDerivationRanks(t *testing.T) {
+	docs := []scoring.Doc{
+		{ID: "a-captioner", Name: "Captioner", Description: "Image captioning model: writes a sentence about an image."},
+		{ID: "b-classifier", Name: "Labeller", Description: "Image classification model: labels an image with its category."},
+	}
+	q := scoring.Query{Text: "classify this image", MinScore: -1}
+	for _, tt := range []struct {
+		derive bool
+		want   string
+	}{{true, "b-classifier"}, {false, "a-captioner"}} {
+		n, err := scoring.NewNaive(scoring.WithDerivation(tt.derive))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if err := n.Upsert(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := n.Search(q, nil, time.Now())
+		if len(res.Hits) == 0 || res.Hits[0].ID != tt.want {
+			t.Errorf("derivation %v: hits %+v, want %s first", tt.derive, res.Hits, tt.want)
+		}
+	}
+}
+
+// TestFieldWeightsFromLengths checks the default BM25F field weights:
+// 1/sqrt(mean length) per field, scaled so that the weighted mean
+// length of a card is its mean length; fixed weights when set.
+func TestFieldWeightsFromLengths(t *testing.T) {
+	m, err := scoring.NewModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	avg := [scoring.NumFields]float64{4, 0, 64, 16, 0} // name, skills, description, tools, schema
+	w := m.FieldWeightsFor(&avg)
+	if w[1] != 0 || w[4] != 0 {
+		t.Errorf("weights %v: a field no document has weighs %v, %v, want 0", w, w[1], w[4])
+	}
+	if r := w[0] / w[2]; math.Abs(r-4) > 1e-12 {
+		t.Errorf("weights %v: name/description = %v, want sqrt(64/4) = 4", w, r)
+	}
+	if r := w[3] / w[2]; math.Abs(r-2) > 1e-12 {
+		t.Errorf("weights %v: tools/description = %v, want sqrt(64/16) = 2", w, r)
+	}
+	mass := 0.0
+	for f := range scoring.NumFields {
+		mass += w[f] * avg[f]
+	}
+	if math.Abs(mass-84) > 1e-9 {
+		t.Errorf("weights %v: weighted mean length %v, want the mean length 84", w, mass)
+	}
+	one := [scoring.NumFields]float64{0, 0, 30, 0, 0}
+	if w := m.FieldWeightsFor(&one); w[2] != 1 {
+		t.Errorf("one field: weight %v, want 1 (plain BM25)", w[2])
+	}
+	fixed, err := scoring.NewModel(scoring.WithFieldWeights(scoring.DefaultFieldWeights))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [scoring.NumFields]float64{2.5, 2, 1, 1, 0.5}
+	if w := fixed.FieldWeightsFor(&avg); w != want {
+		t.Errorf("fixed weights %v, want %v", w, want)
+	}
+}
+
+// TestShortFieldCounts checks what the derived weights change in a
+// ranking: a word in a short field (an input-schema property name) counts
+// more than the same word once in a long description, where hand-set
+// weights (schema 0.5, description 1) put it below.
+func TestShortFieldCounts(t *testing.T) {
+	long := "Reads documents and answers questions about them, in many languages and formats, with tables, " +
+		"figures and footnotes kept, for invoices, contracts, letters and forms of every kind, scanned or born digital; "
+	docs := []scoring.Doc{
+		{ID: "a-schema", Name: "Reader", Description: long,
+			Tools: []scoring.ToolText{{Name: "read", Description: "read a page", InputProps: []string{"ocr"}}}},
+		{ID: "b-desc", Name: "Scanner", Description: long + "ocr included.",
+			Tools: []scoring.ToolText{{Name: "scan", Description: "scan a page", InputProps: []string{"page"}}}},
+		{ID: "c-other", Name: "Writer", Description: long,
+			Tools: []scoring.ToolText{{Name: "write", Description: "write a page", InputProps: []string{"text"}}}},
+	}
+	q := scoring.Query{Text: "ocr", MinScore: -1}
+	for _, tt := range []struct {
+		opts []scoring.Option
+		want string
+	}{
+		{nil, "a-schema"},
+		{[]scoring.Option{scoring.WithFieldWeights(scoring.DefaultFieldWeights)}, "b-desc"},
+	} {
+		n, err := scoring.NewNaive(tt.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if err := n.Upsert(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := n.Search(q, nil, time.Now())
+		if len(res.Hits) != 2 || res.Hits[0].ID != tt.want {
+			t.Errorf("options %d: hits %+v, want 2 with %s first", len(tt.opts), res.Hits, tt.want)
 		}
 	}
 }

@@ -51,8 +51,11 @@ type FieldWeights struct {
 	Schema      float64 // property names of tool input schemas
 }
 
-// DefaultFieldWeights favour the words an agent chose to name itself and
-// its skills over the words of free text.
+// DefaultFieldWeights are hand-set weights that favour the words an
+// agent chose to name itself and its skills over the words of free
+// text, for WithFieldWeights. By default a Model derives its field
+// weights from the mean field lengths instead (Model.FieldWeightsFor),
+// which ranks better on every set measured (scoring/doc.go).
 var DefaultFieldWeights = FieldWeights{Name: 2.5, Skills: 2, Description: 1, Tools: 1, Schema: 0.5}
 
 func (f FieldWeights) array() [NumFields]float64 {

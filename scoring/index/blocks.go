@@ -165,7 +165,7 @@ func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx,
 				tf := 0.0
 				for f := range scoring.NumFields {
 					if b.maxTF[f] > 0 {
-						tf += float64(b.maxTF[f]) * t.norms[f][b.minLen[f]]
+						tf += float64(b.maxTF[f]) * t.norms.Short(f, b.minLen[f])
 					}
 				}
 				if tf > 0 {

@@ -1,7 +1,9 @@
 package index_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,5 +167,50 @@ func TestCompaction(t *testing.T) {
 		q := g.Query(synthetic.Mixed, i)
 		q.MinScore = -1
 		sameHits(t, x.Search(q, nil, g.Now()).Hits, nv.Search(q, nil, g.Now()).Hits)
+	}
+}
+
+// Fields of normTableLen terms and more are normalized outside the
+// per-query table, with the field weights the table carries: the index
+// and the naive scan still agree on cards whose description and input
+// schema run to hundreds of words.
+func TestLongFieldsEqualNaive(t *testing.T) {
+	x, err := index.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv, err := scoring.NewNaive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields("translate transcribe summarize classify detect image speech table invoice contract " +
+		"weather flight hotel stock chart code review search email calendar")
+	r := rand.New(rand.NewPCG(3, 4))
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(words[r.IntN(len(words))])
+			fmt.Fprintf(&b, " w%d ", r.IntN(400))
+		}
+		return b.String()
+	}
+	for i := range 200 {
+		d := scoring.Doc{ID: fmt.Sprintf("agent-%03d", i), Name: text(1 + i%3), Description: text(20 + (i%7)*60),
+			Tools: []scoring.ToolText{{Name: text(1), Description: text(5), InputProps: []string{text(10 + (i%5)*80)}}}}
+		if err := x.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := nv.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	for _, q := range []string{"translate", "classify image", "invoice contract table", "w7 speech", "flight hotel weather w12"} {
+		query := scoring.Query{Text: q, Limit: 20}
+		want := nv.Search(query, nil, now).Hits
+		if len(want) == 0 {
+			t.Fatalf("%q: no hits, nothing compared", q)
+		}
+		sameHits(t, x.Search(query, nil, now).Hits, want)
 	}
 }
