@@ -151,7 +151,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: store metrics: %w", err)
 	}
-	sopts := []store.Option{store.WithLogger(n.log), store.WithDefaultTTL(cfg.CardTTL), store.WithMetrics(smetrics)}
+	sopts := []store.Option{store.WithLogger(n.log), store.WithDefaultTTL(cfg.CardTTL), store.WithMetrics(smetrics), store.WithMaxCards(cfg.MaxCards)}
 	if cfg.Directory {
 		sopts = append(sopts, store.WithNoEviction())
 	}
@@ -221,7 +221,7 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.dht.Close)
 
-	if n.limits, err = newLimits(n.metrics.reg); err != nil {
+	if n.limits, err = newLimits(n.metrics.reg, cfg.ChargeLoopback); err != nil {
 		return nil, err
 	}
 	if n.peering, err = n.newPeering(boot); err != nil {

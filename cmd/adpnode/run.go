@@ -28,6 +28,7 @@ type runFlags struct {
 	noPortMap                                bool
 	directory, demoAgent, smallMemory, mdns  bool
 	gossipInterval                           time.Duration
+	maxCards                                 int
 }
 
 func newRunCmd() *cobra.Command {
@@ -40,7 +41,7 @@ func newRunCmd() *cobra.Command {
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
-demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
+demo_agent, gossip_interval, republish_interval, card_ttl, max_cards, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
 relay_service, no_port_map, mdns), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
@@ -86,6 +87,7 @@ The HTTP API's base URL is written to DIR/api once it listens.`,
 	f.BoolVar(&rf.mdns, "mdns", false, "find nodes on the local network by mDNS, with no bootstrap")
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
+	f.IntVar(&rf.maxCards, "max-cards", 0, fmt.Sprintf("most cards held; past it a new agent replaces a stale card or is refused, and new agents of one /24 or /48 share a tenth (0: %d, or %d with --directory)", node.DefaultMaxCards, node.DefaultDirectoryMaxCards))
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }
@@ -135,6 +137,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("mdns") {
 		cfg.MDNS = rf.mdns
+	}
+	if f.Changed("max-cards") {
+		cfg.MaxCards = rf.maxCards
 	}
 	if f.Changed("small-memory") {
 		cfg.SmallMemory = rf.smallMemory
