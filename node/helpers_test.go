@@ -30,6 +30,8 @@ type testNode struct {
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
 	listen            []string // default loopback TCP on a free port
+	maxCards          int      // node.Config.MaxCards
+	chargeLoopback    bool     // node.Config.ChargeLoopback
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -60,6 +62,8 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		GossipInterval: tn.gossipInterval,
 		Logger:         testLogger(t),
 		Clock:          tn.clock,
+		MaxCards:       tn.maxCards,
+		ChargeLoopback: tn.chargeLoopback,
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""
