@@ -26,6 +26,10 @@ var (
 		Peer:    ratelimit.Rate{PerSecond: 5, Burst: 20},
 		Network: ratelimit.Rate{PerSecond: 25, Burst: 100},
 	}
+	// connectLimit is the rate of inbound connections a source network
+	// gets, checked before the handshake: every fresh identity needs a
+	// connection, and a handshake costs the node a key exchange.
+	connectLimit = ratelimit.Rate{PerSecond: 5, Burst: 50}
 	gossipLimits = ratelimit.Config{
 		Peer:    ratelimit.Rate{PerSecond: 50, Burst: 500},
 		Network: ratelimit.Rate{PerSecond: 200, Burst: 2000},
@@ -40,11 +44,13 @@ const fullRetryAfter = time.Minute
 // limits are the node's rate limits on what peers make it do.
 type limits struct {
 	advertise, discover, gossip *ratelimit.Guard
+	connect                     *ratelimit.ConnGate // the host's connection gater
 }
 
-// newLimits builds the guards, counting refusals on reg; chargeLoopback
-// is Config.ChargeLoopback.
-func newLimits(reg prometheus.Registerer, chargeLoopback bool) (*limits, error) {
+// newLimits builds the guards, counting refusals on reg, from cfg's
+// ChargeLoopback and ConnectionGater (consulted by the connect gate).
+func newLimits(reg prometheus.Registerer, cfg Config) (*limits, error) {
+	chargeLoopback := cfg.ChargeLoopback
 	m, err := ratelimit.NewMetrics(reg)
 	if err != nil {
 		return nil, fmt.Errorf("node: rate limit metrics: %w", err)
@@ -57,6 +63,7 @@ func newLimits(reg prometheus.Registerer, chargeLoopback bool) (*limits, error) 
 		advertise: guard(ratelimit.GuardAdvertise, advertiseLimits),
 		discover:  guard(ratelimit.GuardDiscover, discoverLimits),
 		gossip:    guard(ratelimit.GuardGossip, gossipLimits),
+		connect:   ratelimit.NewConnGate(connectLimit, !chargeLoopback, m, cfg.ConnectionGater),
 	}, nil
 }
 

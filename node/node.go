@@ -175,7 +175,10 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.host, err = openHost(sk, cfg, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
+	if n.limits, err = newLimits(n.metrics.reg, cfg); err != nil {
+		return nil, err
+	}
+	if n.host, err = openHost(sk, cfg, n.limits.connect, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
@@ -221,9 +224,6 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.dht.Close)
 
-	if n.limits, err = newLimits(n.metrics.reg, cfg.ChargeLoopback); err != nil {
-		return nil, err
-	}
 	if n.peering, err = n.newPeering(boot); err != nil {
 		return nil, err
 	}

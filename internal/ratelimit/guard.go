@@ -41,7 +41,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "adpnode_ratelimit_refused_total",
-		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip) and scope (peer, network).",
+		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, connect) and scope (peer, network).",
 	}, []string{"guard", "scope"})
 	if reg != nil {
 		if err := reg.Register(c); err != nil {
