@@ -43,7 +43,7 @@ const (
 	advClients   = 8     // honest discovery clients, each from its own /24
 	advInterval  = 250 * time.Millisecond
 	advHeapBound = 768 << 20 // heap in use of the whole test process
-	advWorkers   = 8         // goroutines minting fresh identities
+	advWorkers   = 16        // goroutines minting fresh identities
 	advP99Factor = 2.0
 )
 

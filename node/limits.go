@@ -26,6 +26,13 @@ var (
 		Peer:    ratelimit.Rate{PerSecond: 5, Burst: 20},
 		Network: ratelimit.Rate{PerSecond: 25, Burst: 100},
 	}
+	// dhtPutLimits bound the DHT records peers store here: an honest node
+	// puts its card and a provider record per skill tag and parent once
+	// per republish interval.
+	dhtPutLimits = ratelimit.Config{
+		Peer:    ratelimit.Rate{PerSecond: 2, Burst: 50},
+		Network: ratelimit.Rate{PerSecond: 20, Burst: 500},
+	}
 	// connectLimit is the rate of inbound connections a source network
 	// gets, checked before the handshake: every fresh identity needs a
 	// connection, and a handshake costs the node a key exchange.
@@ -43,8 +50,8 @@ const fullRetryAfter = time.Minute
 
 // limits are the node's rate limits on what peers make it do.
 type limits struct {
-	advertise, discover, gossip *ratelimit.Guard
-	connect                     *ratelimit.ConnGate // the host's connection gater
+	advertise, discover, gossip, dhtPut *ratelimit.Guard
+	connect                             *ratelimit.ConnGate // the host's connection gater
 }
 
 // newLimits builds the guards, counting refusals on reg, from cfg's
@@ -63,6 +70,7 @@ func newLimits(reg prometheus.Registerer, cfg Config) (*limits, error) {
 		advertise: guard(ratelimit.GuardAdvertise, advertiseLimits),
 		discover:  guard(ratelimit.GuardDiscover, discoverLimits),
 		gossip:    guard(ratelimit.GuardGossip, gossipLimits),
+		dhtPut:    guard(ratelimit.GuardDHTPut, dhtPutLimits),
 		connect:   ratelimit.NewConnGate(connectLimit, !chargeLoopback, m, cfg.ConnectionGater),
 	}, nil
 }

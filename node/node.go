@@ -218,6 +218,7 @@ func New(cfg Config) (_ *Node, err error) {
 		dht.Logger(n.log),
 		dht.WithChecker(n.intake.Checker()),
 		dht.OnCard(n.onDHTCard),
+		dht.WithPutLimit(n.limits.dhtPut),
 		dht.Taxonomy(cfg.Tags),
 	); err != nil {
 		return nil, fmt.Errorf("node: dht: %w", err)

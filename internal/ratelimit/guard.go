@@ -15,6 +15,7 @@ const (
 	GuardAdvertise = "advertise" // adp.advertise calls
 	GuardDiscover  = "discover"  // adp.discover calls
 	GuardGossip    = "gossip"    // cards received by gossip, per relaying peer
+	GuardDHTPut    = "dht_put"   // DHT records and provider records put here
 )
 
 // Scopes: the closed set of the "scope" label.
@@ -41,7 +42,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "adpnode_ratelimit_refused_total",
-		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, connect) and scope (peer, network).",
+		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, dht_put, connect) and scope (peer, network).",
 	}, []string{"guard", "scope"})
 	if reg != nil {
 		if err := reg.Register(c); err != nil {
