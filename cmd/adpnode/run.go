@@ -55,7 +55,9 @@ backoff for as long as it runs, the peers it met are kept in DIR/peers.json
 and redialled when it has few connections, and the listen ports picked at
 the first start (DIR/listen.json) are reused unless --listen names a port.
 
-The HTTP API's base URL is written to DIR/api once it listens.`,
+The HTTP API's base URL is written to DIR/api once it listens. When the
+node is up it prints its agent, listen addresses and API URL; with --json,
+one JSON line: {"ready": true, "agent_id", "peer_id", "api_url", "listen"}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := rf.buildConfig(cmd)
@@ -168,13 +170,8 @@ func runNode(ctx context.Context, cmd *cobra.Command, cfg node.Config) error {
 	if err := n.Start(ctx); err != nil {
 		return errors.Join(err, n.Close())
 	}
-	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "agent %s\n", n.AgentID())
-	for _, a := range n.Addrs() {
-		fmt.Fprintf(out, "listen %s\n", a)
-	}
-	if u := n.APIURL(); u != "" {
-		fmt.Fprintf(out, "api %s\n", u)
+	if err := printReady(cmd, n); err != nil {
+		return errors.Join(err, n.Close())
 	}
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
@@ -201,4 +198,34 @@ func (rf *runFlags) reachConfig(f *pflag.FlagSet, r *node.ReachConfig) {
 	if f.Changed("no-port-map") {
 		r.NoPortMap = rf.noPortMap
 	}
+}
+
+// readyJSON is the line `adpnode run --json` prints once the node is up.
+type readyJSON struct {
+	Ready   bool     `json:"ready"`
+	AgentID string   `json:"agent_id"`
+	PeerID  string   `json:"peer_id"`
+	APIURL  string   `json:"api_url,omitempty"`
+	Listen  []string `json:"listen"`
+}
+
+// printReady says that n is up: its agent, listen addresses and API, as
+// lines or, with --json, as one JSON line.
+func printReady(cmd *cobra.Command, n *node.Node) error {
+	r := readyJSON{Ready: true, AgentID: n.AgentID(), PeerID: n.PeerID().String(), APIURL: n.APIURL(), Listen: []string{}}
+	for _, a := range n.Addrs() {
+		r.Listen = append(r.Listen, a.String())
+	}
+	out := cmd.OutOrStdout()
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+		return writeJSONLine(out, r)
+	}
+	fmt.Fprintf(out, "agent %s\n", r.AgentID)
+	for _, a := range r.Listen {
+		fmt.Fprintf(out, "listen %s\n", a)
+	}
+	if r.APIURL != "" {
+		fmt.Fprintf(out, "api %s\n", r.APIURL)
+	}
+	return nil
 }
