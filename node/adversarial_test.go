@@ -42,7 +42,7 @@ const (
 	advHonest    = 10    // honest agents, each from its own /24
 	advClients   = 8     // honest discovery clients, each from its own /24
 	advInterval  = 250 * time.Millisecond
-	advHeapBound = 768 << 20 // heap in use of the whole test process
+	advHeapBound = 256 << 20 // heap in use of the directory's process (it holds the honest clients too; the attacker runs apart)
 	advWorkers   = 16        // goroutines minting fresh identities
 	advP99Factor = 2.0
 )
