@@ -39,6 +39,7 @@ type DHT struct {
 
 	puts, republished, republishFailed, gets, getMisses atomic.Uint64
 	incomingCards, incomingDropped, incomingInvalid     atomic.Uint64
+	putsRefused                                         atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -54,6 +55,7 @@ type Stats struct {
 	IncomingCards   uint64 // valid cards peers put here, handed to OnCard
 	IncomingDropped uint64 // records put here while the queue was full
 	IncomingInvalid uint64 // records put here that failed Validate
+	PutsRefused     uint64 // card and provider puts dropped by WithPutLimit
 }
 
 // Stats returns the operation counters.
@@ -67,6 +69,7 @@ func (d *DHT) Stats() Stats {
 		IncomingCards:   d.incomingCards.Load(),
 		IncomingDropped: d.incomingDropped.Load(),
 		IncomingInvalid: d.incomingInvalid.Load(),
+		PutsRefused:     d.putsRefused.Load(),
 	}
 }
 
@@ -102,6 +105,8 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 	}
 	if cfg.onCard != nil {
 		d.incoming = make(chan incomingRecord, IncomingQueue)
+	}
+	if cfg.onCard != nil || cfg.putLimit != nil {
 		kopts = append(kopts, kaddht.OnRequestHook(d.onRequest))
 	}
 	kad, err := kaddht.New(h, kopts...)

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	kaddht "github.com/libp2p/go-libp2p-kad-dht"
 	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
@@ -406,5 +408,51 @@ func TestFindByCanonicalTag(t *testing.T) {
 	ps, err := c.dhts[4].FindByTag(ctx, "coding/javascript", 10)
 	if err != nil || len(ps) != 0 {
 		t.Fatalf("FindByTag(coding/javascript) = %v, %v; want none", ps, err)
+	}
+}
+
+// refuseFrom is a PutLimiter that refuses every put from one peer.
+type refuseFrom struct {
+	p       peer.ID
+	refused atomic.Int64
+}
+
+func (r *refuseFrom) AllowPeer(p peer.ID, _ ma.Multiaddr) (bool, time.Duration) {
+	if p == r.p {
+		r.refused.Add(1)
+		return false, time.Second
+	}
+	return true, 0
+}
+
+// TestPutLimitDropsRefusedPuts: the records and provider records a peer
+// puts past WithPutLimit are dropped before kad-dht stores them and
+// counted, while another peer's puts are still taken.
+func TestPutLimitDropsRefusedPuts(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lim := &refuseFrom{}
+	c := newCluster(t, 3, p2pnet.Mocknet, dht.WithPutLimit(lim))
+	lim.p = c.net.Hosts()[1].ID()
+
+	refused := newCard(t, newKey(t), 1, "refused", "vision/ocr")
+	if err := c.dhts[1].PutCard(ctx, refused); err != nil {
+		t.Logf("put from the limited peer: %v", err) // its peers' refusals may fail it
+	}
+	polltest.For(t, 10*time.Second, "the puts of the limited peer are refused", func() bool {
+		return c.dhts[0].Stats().PutsRefused > 0 && c.dhts[2].Stats().PutsRefused > 0
+	})
+	taken := newCard(t, newKey(t), 1, "taken", "vision/ocr")
+	if err := c.dhts[2].PutCard(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 10*time.Second, "the other peer's card reaches node 0", func() bool { return c.sinks[0].count(taken.Raw()) == 1 })
+	for _, i := range []int{0, 2} {
+		if n := c.sinks[i].count(refused.Raw()); n != 0 {
+			t.Errorf("node %d took the refused card %d times", i, n)
+		}
+	}
+	if lim.refused.Load() == 0 {
+		t.Fatal("the limiter was never asked")
 	}
 }

@@ -40,7 +40,10 @@
 // the sink need not verify it again. With [WithChecker] the validator
 // kad-dht runs checks cards through the node's shared check, so a card the
 // node verified on another path is not verified again here. [Validator]
-// itself stays pure. [DHT.Stats] counts it all.
+// itself stays pure. [WithPutLimit] charges every record and provider
+// record a peer puts here to a rate limit before kad-dht stores it; the
+// Kademlia protocol has no BUSY answer, so a refused put is dropped (the
+// request fails) and counted. [DHT.Stats] counts it all.
 // [DHT.Close] stops the loops, waits for them and closes the DHT; it does
 // not close the host. A DHT is safe for concurrent use.
 //

@@ -19,11 +19,15 @@ type incomingRecord struct {
 	from  peer.ID
 }
 
-// onRequest runs in kad-dht's message handler for every request, so it
-// only queues adpcard PUT_VALUE records (dropping them when the queue is
-// full) for incomingLoop to verify and hand to OnCard.
+// onRequest runs in kad-dht's message handler for every request, before
+// kad-dht handles it, so it only charges puts to WithPutLimit and queues
+// adpcard PUT_VALUE records (dropping them when the queue is full) for
+// incomingLoop to verify and hand to OnCard.
 func (d *DHT) onRequest(_ context.Context, s network.Stream, req *dhtpb.Message) {
-	if req.GetType() != dhtpb.Message_PUT_VALUE {
+	if !d.admitPut(s, req) {
+		return
+	}
+	if req.GetType() != dhtpb.Message_PUT_VALUE || d.incoming == nil {
 		return
 	}
 	rec := req.GetRecord()
@@ -57,4 +61,22 @@ func (d *DHT) incomingLoop() {
 			d.cfg.onCard(c)
 		}
 	}
+}
+
+// admitPut charges a PUT_VALUE or ADD_PROVIDER request to WithPutLimit.
+// A refused one is emptied in place (no record, no provider), so that
+// kad-dht's handler stores nothing: a put without a record fails, which
+// resets the stream, and an ADD_PROVIDER without providers adds none.
+func (d *DHT) admitPut(s network.Stream, req *dhtpb.Message) bool {
+	t := req.GetType()
+	if d.cfg.putLimit == nil || (t != dhtpb.Message_PUT_VALUE && t != dhtpb.Message_ADD_PROVIDER) {
+		return true
+	}
+	if ok, _ := d.cfg.putLimit.AllowPeer(s.Conn().RemotePeer(), s.Conn().RemoteMultiaddr()); ok {
+		return true
+	}
+	d.putsRefused.Add(1)
+	req.Record, req.ProviderPeers = nil, nil
+	d.cfg.log.Debug("dht put refused by the rate limit", "peer", s.Conn().RemotePeer())
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/tag"
@@ -33,6 +34,7 @@ type config struct {
 	tags      *tag.Taxonomy
 	check     Checker
 	quorum    int
+	putLimit  PutLimiter
 }
 
 func defaultConfig() config {
@@ -161,4 +163,25 @@ type GetOption func(*getConfig)
 // kad-dht's default of 16.
 func Quorum(n int) GetOption {
 	return func(c *getConfig) { c.quorum = max(n, 0) }
+}
+
+// PutLimiter admits or refuses one record a peer asks this node to store
+// (a card or a provider record), by the peer and the address of its
+// connection; ratelimit.Guard is one. It must be safe for concurrent use.
+type PutLimiter interface {
+	AllowPeer(p peer.ID, addr ma.Multiaddr) (ok bool, retryAfter time.Duration)
+}
+
+// WithPutLimit drops the PUT_VALUE and ADD_PROVIDER requests that l
+// refuses before kad-dht stores anything (the Kademlia protocol has no
+// BUSY answer: the request fails and its stream is reset), counting them
+// in Stats.PutsRefused (default: no limit).
+func WithPutLimit(l PutLimiter) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil put limit", ErrBadOption)
+		}
+		c.putLimit = l
+		return nil
+	}
 }

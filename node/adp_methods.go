@@ -39,7 +39,7 @@ type advertisedCards struct{ n *Node }
 // check, the caller's own) with source advertise and the caller as
 // origin.
 func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
-	stored, err := s.n.intake.Keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: adp.AgentID(from), Owner: from})
+	stored, err := s.n.intake.Keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: adp.AgentID(from), Owner: from, Network: s.n.networkOf(from)})
 	if err == nil {
 		s.n.heard(c.ID) // a greeting from the owner
 		if !stored {
@@ -53,6 +53,8 @@ func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from p
 		return false, nil
 	case errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge):
 		return false, aitpInvalid(err)
+	case errors.Is(err, store.ErrFull):
+		return false, aitp.Busy(aitp.CodeBusy, fullRetryAfter, "this node holds as many new agents as it takes (from your network); retry later")
 	}
 	return stored, err
 }

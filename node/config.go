@@ -40,6 +40,13 @@ const (
 	// DefaultConnLow and DefaultConnHigh are the connection manager's water marks.
 	DefaultConnLow  = 160
 	DefaultConnHigh = 320
+	// DefaultMaxCards bounds the cards a plain node holds (MaxCards 0):
+	// its own network's agents and what discovery brought in, about 40 MB
+	// of cards, index and Badger tables at the 2 KiB a typical card takes.
+	DefaultMaxCards = 20_000
+	// DefaultDirectoryMaxCards bounds the cards a directory peer holds
+	// (MaxCards 0): a few hundred MB, on a machine run for the purpose.
+	DefaultDirectoryMaxCards = 200_000
 	// MaxConfigFileSize bounds a --config file.
 	MaxConfigFileSize = 1 << 20
 )
@@ -114,6 +121,11 @@ type Config struct {
 	RepublishInterval time.Duration
 	// CardTTL is the freshness of cards without metadata.ttl (default 1h).
 	CardTTL time.Duration
+	// MaxCards bounds the cards held (store.WithMaxCards: past it, a new
+	// agent takes the place of a stale card or is refused, and new agents
+	// from one /24 or /48 share a tenth of it). 0: DefaultMaxCards, or
+	// DefaultDirectoryMaxCards for a directory peer.
+	MaxCards int
 	// ConnLow and ConnHigh are the connection manager's water marks.
 	ConnLow, ConnHigh int
 	// SmallMemory shrinks the store's tables and caches (tests and large
@@ -130,6 +142,12 @@ type Config struct {
 	// ReconnectBackoff paces the redials of a lost bootstrap or known peer
 	// (package node/peering); the zero value is peering.DefaultBackoff.
 	ReconnectBackoff peering.Backoff
+	// ChargeLoopback exists for tests only: it charges peers on loopback
+	// addresses to their source network (127.0.N.0/24) in the rate limits
+	// and the store's network quota, as it charges any other address,
+	// where a node normally charges them to their peer only (the nodes of
+	// a local testnet share 127.0.0.1).
+	ChargeLoopback bool
 	// ConnectionGater exists for tests only: it decides which connections
 	// the host may make or accept (the partition tests split a network
 	// with one). Nil admits every connection.
@@ -182,6 +200,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CardTTL == 0 {
 		c.CardTTL = DefaultCardTTL
+	}
+	if c.MaxCards == 0 {
+		c.MaxCards = DefaultMaxCards
+		if c.Directory {
+			c.MaxCards = DefaultDirectoryMaxCards
+		}
 	}
 	if c.ConnLow == 0 {
 		c.ConnLow = DefaultConnLow
@@ -244,6 +268,9 @@ func (c Config) Validate() error {
 	}
 	if c.CardTTL < 0 {
 		bad("card_ttl", "must not be negative")
+	}
+	if c.MaxCards < 0 {
+		bad("max_cards", "must not be negative")
 	}
 	if c.ConnLow < 0 || c.ConnHigh < 0 || (c.ConnHigh != 0 && c.ConnLow > c.ConnHigh) {
 		bad("conn_low", "need 0 <= conn_low <= conn_high (got %d, %d)", c.ConnLow, c.ConnHigh)
@@ -367,6 +394,7 @@ type fileConfig struct {
 	GossipInterval    *string  `json:"gossip_interval"`
 	RepublishInterval *string  `json:"republish_interval"`
 	CardTTL           *string  `json:"card_ttl"`
+	MaxCards          *int     `json:"max_cards"`
 	ConnLow           *int     `json:"conn_low"`
 	ConnHigh          *int     `json:"conn_high"`
 	SmallMemory       *bool    `json:"small_memory"`
@@ -430,6 +458,9 @@ func ApplyConfigFile(cfg *Config, path string) error {
 	}
 	if fc.DemoAgent != nil {
 		cfg.DemoAgent = *fc.DemoAgent
+	}
+	if fc.MaxCards != nil {
+		cfg.MaxCards = *fc.MaxCards
 	}
 	if fc.MDNS != nil {
 		cfg.MDNS = *fc.MDNS

@@ -139,3 +139,19 @@ func TestStaleCardRefetched(t *testing.T) {
 		t.Fatalf("GET card: %d %s", code, body)
 	}
 }
+
+// TestMaxCardsDefaults: a plain node and a directory peer get their own
+// default bound on held cards, and the status reports it.
+func TestMaxCardsDefaults(t *testing.T) {
+	plain := startNode(t, testNode{name: "plain", noAPI: true})
+	dir := startNode(t, testNode{name: "directory", directory: true, noAPI: true})
+	set := startNode(t, testNode{name: "set", noAPI: true, maxCards: 7})
+	for _, tc := range []struct {
+		n    *node.Node
+		want int
+	}{{plain, node.DefaultMaxCards}, {dir, node.DefaultDirectoryMaxCards}, {set, 7}} {
+		if got := tc.n.Status().MaxCards; got != tc.want {
+			t.Errorf("%s: max cards %d, want %d", tc.n.Card().Name, got, tc.want)
+		}
+	}
+}

@@ -34,6 +34,8 @@ type testNode struct {
 	listen            []string // default loopback TCP on a free port
 	a2aAllowPrivate   bool     // see node.Config.A2AAllowPrivate
 	didWbaDomain      string   // see node.Config.DIDWbaDomain
+	maxCards          int      // node.Config.MaxCards
+	chargeLoopback    bool     // node.Config.ChargeLoopback
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -66,6 +68,8 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		Clock:           tn.clock,
 		A2AAllowPrivate: tn.a2aAllowPrivate,
 		DIDWbaDomain:    tn.didWbaDomain,
+		MaxCards:        tn.maxCards,
+		ChargeLoopback:  tn.chargeLoopback,
 	}
 	if tn.noAPI {
 		cfg.APIAddr = ""

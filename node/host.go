@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -85,13 +86,10 @@ func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high
 // (peering.ReuseListen), and saves the addresses it listens on for the
 // next run. When listening on the old ports fails all the same, it logs
 // and starts on cfg.Listen as given.
-func openHost(sk crypto.PrivKey, cfg Config, raised []protocol.ID, reach ...p2phost.Option) (host.Host, error) {
+func openHost(sk crypto.PrivKey, cfg Config, gate connmgr.ConnectionGater, raised []protocol.ID, reach ...p2phost.Option) (host.Host, error) {
 	file := filepath.Join(cfg.DataDir, peering.ListenFile)
 	listen := peering.ReuseListen(file, cfg.Listen, cfg.Logger)
-	opts := reach
-	if cfg.ConnectionGater != nil {
-		opts = append(slices.Clip(opts), p2phost.WithLibp2pOptions(libp2p.ConnectionGater(cfg.ConnectionGater)))
-	}
+	opts := append(slices.Clip(reach), p2phost.WithLibp2pOptions(libp2p.ConnectionGater(gate)))
 	h, err := newHost(sk, listen, raised, cfg.ConnLow, cfg.ConnHigh, opts...)
 	if err != nil && !slices.Equal(listen, cfg.Listen) {
 		cfg.Logger.Warn("cannot listen on the ports of the last run; picking new ones", "err", err)

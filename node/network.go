@@ -204,7 +204,7 @@ func (n *Node) putDHT(ctx context.Context, c *adp.Card) {
 // already held (gossip.OnRefresh): the same card again renews its
 // freshness and keeps its provenance.
 func (n *Node) onGossipCard(c *adp.Card, from peer.ID) {
-	n.keep(n.ctx, c, intake.From{Source: store.SourceGossip, Origin: adp.AgentID(from), Owner: from})
+	n.keep(n.ctx, c, intake.From{Source: store.SourceGossip, Origin: adp.AgentID(from), Owner: from, Network: n.networkOf(from)})
 }
 
 // onDHTCard keeps a card the DHT fetched or received, checked by its

@@ -169,7 +169,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: store metrics: %w", err)
 	}
-	sopts := []store.Option{store.WithLogger(n.log), store.WithDefaultTTL(cfg.CardTTL), store.WithMetrics(smetrics)}
+	sopts := []store.Option{store.WithLogger(n.log), store.WithDefaultTTL(cfg.CardTTL), store.WithMetrics(smetrics), store.WithMaxCards(cfg.MaxCards)}
 	if cfg.Directory {
 		sopts = append(sopts, store.WithNoEviction())
 	}
@@ -199,7 +199,10 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.host, err = openHost(sk, cfg, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
+	if n.limits, err = newLimits(n.metrics.reg, cfg); err != nil {
+		return nil, err
+	}
+	if n.host, err = openHost(sk, cfg, n.limits.connect, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
@@ -241,15 +244,13 @@ func New(cfg Config) (_ *Node, err error) {
 		dht.Logger(n.log),
 		dht.WithChecker(n.intake.Checker()),
 		dht.OnCard(n.onDHTCard),
+		dht.WithPutLimit(n.limits.dhtPut),
 		dht.Taxonomy(cfg.Tags),
 	); err != nil {
 		return nil, fmt.Errorf("node: dht: %w", err)
 	}
 	closers = append(closers, n.dht.Close)
 
-	if n.limits, err = newLimits(n.metrics.reg); err != nil {
-		return nil, err
-	}
 	if n.peering, err = n.newPeering(boot); err != nil {
 		return nil, err
 	}

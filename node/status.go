@@ -23,7 +23,7 @@ func (n *Node) Status() Status {
 	if c.Seq != nil {
 		st.Seq = *c.Seq
 	}
-	st.CardBytes = n.store.CardBytes()
+	st.CardBytes, st.MaxCards = n.store.CardBytes(), n.cfg.MaxCards
 	if held := n.store.Count(); held > 0 {
 		st.CardBytesAvg = st.CardBytes / int64(held)
 	}

@@ -36,6 +36,32 @@
 // (about 2.4 us per held card on the development machine). Once a card is
 // swept the store forgets its seq: only tombstones keep older cards out.
 //
+// # Bounds
+//
+// WithMaxCards bounds the live card set, so that identities, which cost
+// an attacker nothing, cannot fill a node's memory and disk. A card of an
+// agent already held is always taken; a new agent's card takes the place
+// of a weaker held card or is refused with ErrFull. The eviction order
+// keeps established agents: stale cards (their owner stopped
+// re-broadcasting them) go first, then cards of shorter tenure (the time
+// between the first and the last receipt: how long the owner has been
+// seen re-broadcasting), then cards first seen later. A newcomer has no
+// tenure and was first seen now, so while every held card is fresh it is
+// refused: a flood of new identities displaces nothing. Cards of the node
+// itself (SourceSelf) and imported ones (SourceImport: an operator, a
+// bootstrap sync, a federated discovery) are pinned: never evicted, and a
+// pinned newcomer takes the place of the weakest unpinned card.
+//
+// PutCard's FromNetwork names the source network of a delivery (the node
+// passes the IPv4 /24 or IPv6 /48 of the peer that delivered the card):
+// new agents from one network hold at most WithNetworkShare of the bound
+// (default 10%), so one machine minting identities cannot take more.
+// Tenure and networks are kept in memory (about 150 bytes per card) and
+// start again at Open, where the last receipt is the first. Evictions go
+// through the change feed (Removed, ReasonEvicted) like every removal, so
+// the discovery index follows; Metrics.Refused and CardRemoved count each
+// bound hit.
+//
 // # Change feed
 //
 // Subscribe returns a channel of Upserted, Refreshed and Removed changes

@@ -25,6 +25,10 @@ var (
 	ErrInvalid = errors.New("store: invalid argument")
 	// ErrTooLarge: the card's encoding exceeds adp.MaxCardSize.
 	ErrTooLarge = errors.New("store: card too large")
+	// ErrFull: a new agent's card was refused because the store holds
+	// WithMaxCards cards (or its source network holds its share), none of
+	// them weaker than the newcomer in the eviction order.
+	ErrFull = errors.New("store: full")
 )
 
 // CorruptError reports one value that failed to decode. It wraps ErrCorrupt

@@ -9,7 +9,7 @@ type ChangeKind uint8
 const (
 	// Upserted: a card was stored; Record is the held card.
 	Upserted ChangeKind = iota + 1
-	// Removed: the live card is gone (Reason: revoked or expired); Record is
+	// Removed: the live card is gone (Reason: revoked, expired or evicted); Record is
 	// the revocation or the removed record.
 	Removed
 	// Refreshed: the held card was received again, the very same bytes
@@ -36,7 +36,7 @@ type Change struct {
 	Kind    ChangeKind
 	AgentID string  // normalized agent id
 	Record  *Record // read only
-	Reason  string  // for Removed: ReasonRevoked or ReasonExpired
+	Reason  string  // for Removed: ReasonRevoked, ReasonExpired or ReasonEvicted
 }
 
 // Subscribe returns a feed of changes to the live card set and a cancel

@@ -21,6 +21,7 @@ const (
 const (
 	ReasonRevoked = "revoked" // a revocation superseded the card
 	ReasonExpired = "expired" // the sweeper removed it past expiry and grace
+	ReasonEvicted = "evicted" // removed to make room for a stronger card under WithMaxCards
 )
 
 // Metrics receives store events. Implementations must be safe for
@@ -36,6 +37,9 @@ type Metrics interface {
 	Corrupt()
 	// Cards reports the number of live cards after a change.
 	Cards(n int)
+	// Refused counts one new agent's card refused by the bound on the
+	// live set, by reason (RefusedFull or RefusedNetwork).
+	Refused(reason string)
 }
 
 type nopMetrics struct{}
@@ -45,6 +49,7 @@ func (nopMetrics) CardRemoved(string)      {}
 func (nopMetrics) TombstoneExpired()       {}
 func (nopMetrics) Corrupt()                {}
 func (nopMetrics) Cards(int)               {}
+func (nopMetrics) Refused(string)          {}
 
 // PrometheusMetrics implements Metrics with Prometheus collectors under the
 // adpnode_store_ prefix.
@@ -54,6 +59,7 @@ type PrometheusMetrics struct {
 	tombstones prometheus.Counter
 	corrupt    prometheus.Counter
 	cards      prometheus.Gauge
+	refused    *prometheus.CounterVec
 }
 
 // NewPrometheusMetrics creates the collectors and registers them on reg.
@@ -80,9 +86,13 @@ func NewPrometheusMetrics(reg prometheus.Registerer) (*PrometheusMetrics, error)
 			Name: "adpnode_store_cards",
 			Help: "Live cards held.",
 		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "adpnode_store_cards_refused_total",
+			Help: "New agents' cards refused by the bound on held cards, by reason (full, network_quota).",
+		}, []string{"reason"}),
 	}
 	var errs []error
-	for _, c := range []prometheus.Collector{m.puts, m.removed, m.tombstones, m.corrupt, m.cards} {
+	for _, c := range []prometheus.Collector{m.puts, m.removed, m.tombstones, m.corrupt, m.cards, m.refused} {
 		errs = append(errs, reg.Register(c))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -107,3 +117,6 @@ func (m *PrometheusMetrics) Corrupt() { m.corrupt.Inc() }
 
 // Cards implements Metrics: it sets the gauge of live cards.
 func (m *PrometheusMetrics) Cards(n int) { m.cards.Set(float64(n)) }
+
+// Refused implements Metrics: it counts cards refused by the bound.
+func (m *PrometheusMetrics) Refused(reason string) { m.refused.WithLabelValues(reason).Inc() }

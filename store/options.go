@@ -39,6 +39,8 @@ type config struct {
 	inMemory      bool
 	noSync        bool
 	metrics       Metrics
+	maxCards      int
+	networkShare  float64
 }
 
 func defaultConfig() config {
@@ -50,6 +52,7 @@ func defaultConfig() config {
 		tombstoneTTL:  DefaultTombstoneTTL,
 		sweepInterval: DefaultSweepInterval,
 		metrics:       nopMetrics{},
+		networkShare:  DefaultNetworkShare,
 	}
 }
 
@@ -168,6 +171,34 @@ func WithMetrics(m Metrics) Option {
 			return fmt.Errorf("%w: nil metrics", ErrInvalid)
 		}
 		c.metrics = m
+		return nil
+	}
+}
+
+// WithMaxCards bounds the live card set to n cards (0, the default: no
+// bound). A new agent's card past the bound takes the place of a weaker
+// held card (see "Bounds" in the package documentation) or is refused with
+// ErrFull; the node's own and imported cards are never evicted.
+func WithMaxCards(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("%w: max cards %d", ErrInvalid, n)
+		}
+		c.maxCards = n
+		return nil
+	}
+}
+
+// WithNetworkShare sets the fraction of WithMaxCards that the new agents
+// delivered from one source network (PutCard's FromNetwork) may hold
+// together (default DefaultNetworkShare), so that identities minted on one
+// machine cannot take the store.
+func WithNetworkShare(f float64) Option {
+	return func(c *config) error {
+		if !(f > 0 && f <= 1) {
+			return fmt.Errorf("%w: network share %v outside (0, 1]", ErrInvalid, f)
+		}
+		c.networkShare = f
 		return nil
 	}
 }

@@ -67,6 +67,20 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	}
 	h := header{Source: src, Origin: origin, ReceivedAt: now, ExpiresAt: now.Add(ttl)}
 
+	reserved := false
+	if !revocation && !s.adm.isHeld(id) {
+		victims, refused := s.adm.admit(&admitEntry{id: id, firstSeen: now, received: now, expires: h.ExpiresAt, net: po.network, pinned: pinnedSource(src)}, now)
+		if refused != "" {
+			s.cfg.metrics.Refused(refused)
+			return false, fmt.Errorf("%w: %s: %s", ErrFull, refused, id)
+		}
+		reserved = true
+		if err := s.evict(victims); err != nil {
+			s.adm.remove(id)
+			return false, err
+		}
+	}
+
 	unlock := s.lock(id)
 	var res putResult
 	err = s.update(func(txn *badger.Txn) error {
@@ -76,8 +90,12 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	})
 	if err != nil {
 		unlock()
+		if reserved {
+			s.adm.remove(id)
+		}
 		return false, fmt.Errorf("store: put %s: %w", id, err)
 	}
+	s.account(id, src, h, res, reserved)
 	s.cfg.metrics.CardPut(src, res.outcome)
 	s.count.Add(res.delta)
 	s.bytes.Add(res.bytes)
@@ -107,7 +125,31 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 type PutOption func(*putOptions)
 
 type putOptions struct {
-	held *adp.Card
+	held    *adp.Card
+	network string
+}
+
+// FromNetwork names the source network of the delivery (for example the
+// IPv4 /24 or IPv6 /48 of the peer that delivered the card): new agents
+// from one network share WithNetworkShare of the bound. Empty: unknown,
+// not counted against any network.
+func FromNetwork(net string) PutOption {
+	return func(o *putOptions) { o.network = net }
+}
+
+// account brings the bound's view of the live set in step with a put:
+// a stored or refreshed card is a receipt, a revocation of a live card a
+// removal, and a place reserved for a card that was not stored is given
+// back.
+func (s *Store) account(id string, src Source, h header, res putResult, reserved bool) {
+	switch {
+	case res.outcome == OutcomeRevoked:
+		s.adm.remove(id)
+	case res.change != nil && (res.change.Kind == Upserted || res.change.Kind == Refreshed):
+		s.adm.touch(id, src, h.ReceivedAt, h.ExpiresAt)
+	case reserved:
+		s.adm.remove(id)
+	}
 }
 
 // KnownHeld passes the held card as the caller last read it (Held), so

@@ -49,6 +49,7 @@ type Store struct {
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
 
+	adm    *admission   // the live set as the bound on it sees it
 	count  atomic.Int64 // live, decodable cards
 	bytes  atomic.Int64 // their encoded size (the signed JSON)
 	syncer *syncer      // group commit of acknowledged writes
@@ -106,6 +107,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		stats:       make(map[string]statsRecord),
 		ids:         make(map[string]string),
 		corruptSeen: make(map[string]struct{}),
+		adm:         newAdmission(cfg.maxCards, cfg.networkShare),
 	}
 	syncFn := db.Sync
 	if cfg.noSync {
@@ -113,6 +115,9 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	}
 	s.syncer = newSyncer(syncFn)
 	if err := s.load(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := s.evictOverflow(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -160,9 +165,12 @@ func (s *Store) load() error {
 			if err != nil {
 				return err
 			}
-			if _, err := s.decodeCard(item.KeyCopy(nil), v); err != nil {
+			rec, err := s.decodeCard(item.KeyCopy(nil), v)
+			if err != nil {
 				continue // reported
 			}
+			// Tenure starts again at Open: the record keeps the last receipt only.
+			s.adm.touch(rec.AgentID, rec.Source, rec.ReceivedAt, rec.ExpiresAt)
 			if _, raw, err := decodeRecord(v); err == nil {
 				size += int64(len(raw))
 			}

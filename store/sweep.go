@@ -107,6 +107,14 @@ func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
 		return false, err
 	}
 	defer s.end()
+	return s.removeIf(key, ReasonExpired, func(h header) bool { return expiredBy(h, cutoff) })
+}
+
+// removeIf deletes the record at key (a card or a tombstone) when cond
+// accepts its header, and reports the removal of a live card to the
+// metrics, the bound and the change feed with reason. The caller is inside
+// the store (begin) and holds no agent lock.
+func (s *Store) removeIf(key []byte, reason string, cond func(header) bool) (bool, error) {
 	id := string(key[len(prefixCard):])
 	unlock := s.lock(id)
 	defer unlock()
@@ -129,7 +137,7 @@ func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
 			return err
 		}
 		h, raw, err := decodeRecord(v)
-		if err != nil || !expiredBy(h, cutoff) {
+		if err != nil || !cond(h) {
 			return nil
 		}
 		size = int64(len(raw))
@@ -151,12 +159,41 @@ func (s *Store) removeExpired(key []byte, cutoff time.Time) (bool, error) {
 		s.cfg.metrics.TombstoneExpired()
 		return true, nil
 	}
+	s.adm.remove(id)
 	if rec.Card != nil {
 		s.count.Add(-1)
 		s.bytes.Add(-size)
 	}
-	s.cfg.metrics.CardRemoved(ReasonExpired)
+	s.cfg.metrics.CardRemoved(reason)
 	s.cfg.metrics.Cards(s.Count())
-	s.publish(Change{Kind: Removed, AgentID: id, Record: rec, Reason: ReasonExpired})
+	s.publish(Change{Kind: Removed, AgentID: id, Record: rec, Reason: reason})
 	return true, nil
+}
+
+// evict removes the live cards of ids to make room under WithMaxCards,
+// through the change feed like any removal. The caller is inside the
+// store (begin) and holds no agent lock.
+func (s *Store) evict(ids []string) error {
+	for _, id := range ids {
+		if _, err := s.removeIf(cardKey(id), ReasonEvicted, func(header) bool { return true }); err != nil {
+			return fmt.Errorf("store: evict %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// evictOverflow evicts, weakest first, the unpinned cards past
+// WithMaxCards (a store opened with a lower bound than it was filled
+// under).
+func (s *Store) evictOverflow() error {
+	ids := s.adm.overflow(s.cfg.now())
+	if len(ids) == 0 {
+		return nil
+	}
+	s.log.Info("store: evicting cards past the bound", "cards", s.Count(), "evict", len(ids))
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	return s.evict(ids)
 }

@@ -58,6 +58,13 @@ instructions as the description) and its tool list, as the node run with
 			if err != nil {
 				return err
 			}
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				p, err := adp.PeerIDFromAgentID(id)
+				if err != nil {
+					return err
+				}
+				return writeJSONLine(cmd.OutOrStdout(), initJSON{AgentID: id, PeerID: p.String(), DataDir: dataDir})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "agent %s\ndata dir %s\n", id, dataDir)
 			return nil
 		},
@@ -115,4 +122,11 @@ func readCardFile(path string) (*adp.Card, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// initJSON is the --json answer of adpnode init.
+type initJSON struct {
+	AgentID string `json:"agent_id"`
+	PeerID  string `json:"peer_id"`
+	DataDir string `json:"data_dir"`
 }

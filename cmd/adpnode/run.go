@@ -31,6 +31,7 @@ type runFlags struct {
 	directory, demoAgent, smallMemory, mdns  bool
 	a2aAllowPrivate                          bool
 	gossipInterval                           time.Duration
+	maxCards                                 int
 }
 
 func newRunCmd() *cobra.Command {
@@ -43,7 +44,7 @@ func newRunCmd() *cobra.Command {
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
 public_http, public_url, public_a2a, bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
-demo_agent, gossip_interval, republish_interval, card_ttl, conn_low,
+demo_agent, gossip_interval, republish_interval, card_ttl, max_cards, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
 relay_service, no_port_map, mdns, a2a_allow_private, did_wba_domain), the
 environment (ADPNODE_DATA_DIR, ADPNODE_API, ADPNODE_LISTEN,
@@ -65,7 +66,9 @@ the first start (DIR/listen.json) are reused unless --listen names a port.
 The HTTP API's base URL is written to DIR/api once it listens. The API
 stays on loopback; --public-http ADDR serves, apart from it and to anyone,
 a read-only server: the well-known documents (A2A, ADP, AgentCard, ANP,
-agent.json) with caching headers, and a read-only web view.`,
+agent.json) with caching headers, and a read-only web view. When the
+node is up it prints its agent, listen addresses and API URL; with --json,
+one JSON line: {"ready": true, "agent_id", "peer_id", "api_url", "listen"}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := rf.buildConfig(cmd)
@@ -103,6 +106,7 @@ agent.json) with caching headers, and a read-only web view.`,
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
 	f.StringVar(&rf.didWbaDomain, "did-wba-domain", "", "give the agent the did:wba DID of this domain (example.com[:port][/path]): serve its DID document, put the DID on the card, authenticate as it to ANP services")
 	f.StringVar(&rf.testnetPeers, "testnet-peers", "", "TESTNETS: file of the local API addresses of every node of this testnet (written by adpnode testnet); the web view then shows the whole testnet's connections")
+	f.IntVar(&rf.maxCards, "max-cards", 0, fmt.Sprintf("most cards held; past it a new agent replaces a stale card or is refused, and new agents of one /24 or /48 share a tenth (0: %d, or %d with --directory)", node.DefaultMaxCards, node.DefaultDirectoryMaxCards))
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }
@@ -171,6 +175,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	if f.Changed("did-wba-domain") {
 		cfg.DIDWbaDomain = rf.didWbaDomain
 	}
+	if f.Changed("max-cards") {
+		cfg.MaxCards = rf.maxCards
+	}
 	if f.Changed("small-memory") {
 		cfg.SmallMemory = rf.smallMemory
 	}
@@ -198,13 +205,8 @@ func runNode(ctx context.Context, cmd *cobra.Command, cfg node.Config) error {
 	if err := n.Start(ctx); err != nil {
 		return errors.Join(err, n.Close())
 	}
-	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "agent %s\n", n.AgentID())
-	for _, a := range n.Addrs() {
-		fmt.Fprintf(out, "listen %s\n", a)
-	}
-	if u := n.APIURL(); u != "" {
-		fmt.Fprintf(out, "api %s\n", u)
+	if err := printReady(cmd, n); err != nil {
+		return errors.Join(err, n.Close())
 	}
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
@@ -231,4 +233,34 @@ func (rf *runFlags) reachConfig(f *pflag.FlagSet, r *node.ReachConfig) {
 	if f.Changed("no-port-map") {
 		r.NoPortMap = rf.noPortMap
 	}
+}
+
+// readyJSON is the line `adpnode run --json` prints once the node is up.
+type readyJSON struct {
+	Ready   bool     `json:"ready"`
+	AgentID string   `json:"agent_id"`
+	PeerID  string   `json:"peer_id"`
+	APIURL  string   `json:"api_url,omitempty"`
+	Listen  []string `json:"listen"`
+}
+
+// printReady says that n is up: its agent, listen addresses and API, as
+// lines or, with --json, as one JSON line.
+func printReady(cmd *cobra.Command, n *node.Node) error {
+	r := readyJSON{Ready: true, AgentID: n.AgentID(), PeerID: n.PeerID().String(), APIURL: n.APIURL(), Listen: []string{}}
+	for _, a := range n.Addrs() {
+		r.Listen = append(r.Listen, a.String())
+	}
+	out := cmd.OutOrStdout()
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+		return writeJSONLine(out, r)
+	}
+	fmt.Fprintf(out, "agent %s\n", r.AgentID)
+	for _, a := range r.Listen {
+		fmt.Fprintf(out, "listen %s\n", a)
+	}
+	if r.APIURL != "" {
+		fmt.Fprintf(out, "api %s\n", r.APIURL)
+	}
+	return nil
 }

@@ -38,7 +38,7 @@ func newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "peer id\t%s\n", termtext.Escape(st.PeerID))
 			fmt.Fprintf(w, "directory\t%v\n", st.Directory)
 			fmt.Fprintf(w, "peers\t%d\n", st.Peers)
-			fmt.Fprintf(w, "cards\t%d (%d bytes, %d per card)\n", st.Cards, st.CardBytes, st.CardBytesAvg)
+			fmt.Fprintf(w, "cards\t%d of at most %d (%d bytes, %d per card)\n", st.Cards, st.MaxCards, st.CardBytes, st.CardBytesAvg)
 			fmt.Fprintf(w, "card seq\t%d\n", st.Seq)
 			if a := st.Agent; a != nil {
 				fmt.Fprintf(w, "mcp server\t%s %s over %s, %s, %d tools, %d restarts\n", termtext.Escape(a.Server), termtext.Escape(a.Protocol), a.Transport, a.State, a.Tools, a.Restarts)

@@ -86,6 +86,9 @@ func newTestnetUpCmd(dir *string) *cobra.Command {
 				return err
 			}
 			defer tn.Close()
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				return writeJSONLine(cmd.OutOrStdout(), tnUpJSONOf(tn))
+			}
 			return tnPrintUp(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), tn, *dir)
 		},
 	}
@@ -188,6 +191,41 @@ func tnPrintUp(ctx context.Context, w, errw io.Writer, tn *testnet.Testnet, dir 
 	}
 	fmt.Fprintf(w, "\nnext: adpnode testnet status%s | adpnode testnet discover%s --query 'translate a contract' | adpnode testnet down%s\n", flag, flag, flag)
 	return nil
+}
+
+// tnUpJSON is the --json answer of adpnode testnet up: where the testnet
+// lives, how long it took, and each node with its URLs.
+type tnUpJSON struct {
+	Dir          string         `json:"dir"`
+	ReadyMS      int64          `json:"ready_ms"`
+	PropagatedMS int64          `json:"propagated_ms"`
+	Nodes        []tnUpNodeJSON `json:"nodes"`
+}
+
+type tnUpNodeJSON struct {
+	Index   int      `json:"index"`
+	Role    string   `json:"role"`
+	Name    string   `json:"name"`
+	AgentID string   `json:"agent_id"`
+	PeerID  string   `json:"peer_id,omitempty"`
+	Skills  []string `json:"skills"`
+	API     string   `json:"api_url"`
+	WebView string   `json:"web_url"`
+	Addrs   []string `json:"addrs"`
+}
+
+func tnUpJSONOf(tn *testnet.Testnet) tnUpJSON {
+	r := tn.Report()
+	out := tnUpJSON{Dir: tn.Dir(), ReadyMS: r.Ready.Milliseconds(), PropagatedMS: r.Propagated.Milliseconds(), Nodes: []tnUpNodeJSON{}}
+	for _, n := range tn.Nodes() {
+		j := tnUpNodeJSON{Index: n.Index, Role: tnRole(n), Name: n.Name, AgentID: n.AgentID, PeerID: n.PeerID,
+			Skills: append([]string{}, n.Skills...), API: n.API, Addrs: append([]string{}, n.Addrs...)}
+		if n.API != "" {
+			j.WebView = viewURL(n.API)
+		}
+		out.Nodes = append(out.Nodes, j)
+	}
+	return out
 }
 
 func tnRole(n testnet.NodeInfo) string {

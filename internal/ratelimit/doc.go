@@ -15,9 +15,14 @@
 //
 // A Guard pairs a per-peer and a per-network Limiter and counts each
 // refusal on a Prometheus counter whose labels come from closed sets: the
-// guard's name, fixed by the code that creates it, and the scope ("peer"
+// guard's name (advertise, discover, gossip, dht_put, connect), fixed by
+// the code that creates it, and the scope ("peer"
 // or "network").
 //
-// Limiter and Guard are safe for concurrent use and hold no goroutines;
+// A ConnGate is a libp2p connection gater that admits inbound connections
+// at a rate per source network, at accept, before the handshake: every
+// fresh identity needs a connection.
+//
+// Limiter, Guard and ConnGate are safe for concurrent use and hold no goroutines;
 // there is nothing to close.
 package ratelimit

@@ -20,6 +20,7 @@ const (
 	// request, and discoveries apart.
 	GuardPublicHTTP     = "public_http"
 	GuardPublicDiscover = "public_discover"
+	GuardDHTPut         = "dht_put" // DHT records and provider records put here
 )
 
 // Scopes: the closed set of the "scope" label.
@@ -46,7 +47,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "adpnode_ratelimit_refused_total",
-		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, public_http, public_discover) and scope (peer, network).",
+		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, public_http, public_discover, dht_put, connect) and scope (peer, network).",
 	}, []string{"guard", "scope"})
 	if reg != nil {
 		if err := reg.Register(c); err != nil {

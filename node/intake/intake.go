@@ -34,6 +34,10 @@ type From struct {
 	// Owner, when set, is the authenticated peer that delivered the card
 	// (a publisher, a caller, a DHT key): the card's id must name it.
 	Owner peer.ID
+	// Network names the source network of the delivery (the IPv4 /24 or
+	// IPv6 /48 of the peer that delivered it; "" unknown): new agents from
+	// one network share a quota of the store (store.FromNetwork).
+	Network string
 	// GapsOnly takes the card only when the node holds none that it does
 	// not supersede, leaving a held copy's freshness and provenance alone
 	// (a sync from a peer fills gaps, it does not vouch for freshness).
@@ -161,7 +165,7 @@ func (in *Intake) Keep(ctx context.Context, c *adp.Card, from From) (bool, error
 			return false, nil
 		}
 	}
-	stored, err := in.store.PutCard(ctx, c, from.Source, from.Origin, store.KnownHeld(h))
+	stored, err := in.store.PutCard(ctx, c, from.Source, from.Origin, store.KnownHeld(h), store.FromNetwork(from.Network))
 	if err != nil {
 		return false, fmt.Errorf("intake: store %s card: %w", from.Source, err)
 	}

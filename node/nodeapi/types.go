@@ -15,11 +15,13 @@ type Status struct {
 	Cards   int      `json:"cards"`
 	// CardBytes is the encoded size of the held cards (their signed
 	// JSON); CardBytesAvg the mean per card (0 with none).
-	CardBytes    int64  `json:"card_bytes"`
-	CardBytesAvg int64  `json:"card_bytes_avg"`
-	Directory    bool   `json:"directory"`
-	APIURL       string `json:"api_url,omitempty"`
-	Seq          uint64 `json:"seq"`
+	CardBytes    int64 `json:"card_bytes"`
+	CardBytesAvg int64 `json:"card_bytes_avg"`
+	// MaxCards is the bound on the cards held (--max-cards).
+	MaxCards  int    `json:"max_cards"`
+	Directory bool   `json:"directory"`
+	APIURL    string `json:"api_url,omitempty"`
+	Seq       uint64 `json:"seq"`
 	// Reachability is what the node knows of its reachability from the
 	// Internet: ReachPublic, ReachPrivate or ReachUnknown.
 	Reachability string `json:"reachability"`
