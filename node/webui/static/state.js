@@ -18,7 +18,8 @@ export async function api(path, body) {
 
 // state is what the views draw: this node, its peers, the held cards and
 // what the node knows of the network (GET /v1/network; null where the
-// API does not serve it).
+// API does not serve it, as on the read-only page of a public server,
+// which is never asked).
 export const state = { status: null, peers: [], cards: [], network: null, events: [] };
 const listeners = new Set();
 
@@ -37,7 +38,7 @@ export async function refresh() {
       again = false;
       try {
         const [st, peers, cards, network] = await Promise.all([api('/v1/status'), api('/v1/peers'), api('/v1/cards'),
-          api('/v1/network').catch(() => null)]);
+          readOnly ? null : api('/v1/network').catch(() => null)]);
         state.status = st; state.peers = peers.peers || []; state.cards = cards.cards || []; state.network = network;
         state.error = null;
       } catch (e) { state.error = String(e.message || e); }
