@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/adpnode/adpnode/internal/netguard"
 )
 
 // Endpoint is an A2A JSON-RPC endpoint to call.
@@ -86,7 +88,7 @@ func New(opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	d := &net.Dialer{Timeout: dialTimeout, Control: control(cfg.private)}
+	d := netguard.NewDialer(dialTimeout, cfg.private)
 	tr := &http.Transport{
 		Proxy:                  nil, // the address checks apply to the agent, not to a proxy
 		DialContext:            d.DialContext,
@@ -263,12 +265,12 @@ var errRedirect = errors.New("redirect refused")
 // or cancellation as it is, a refused address, a refused redirect, or
 // else the endpoint unreachable.
 func (c *Client) transportError(ctx context.Context, url string, err error) error {
-	var ae *addrError
+	var ae *netguard.AddrError
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &ae):
-		return ae
+		return refused(ae)
 	case errors.Is(err, errRedirect):
 		return badReply("%s redirected the call", url)
 	}
