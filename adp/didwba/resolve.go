@@ -202,15 +202,8 @@ func (r *Resolver) fetch(ctx context.Context, url, did string) (*Document, error
 // proxy (whose address would be checked instead), and redirects only
 // within the https origin of the first request.
 func guardedClient(timeout time.Duration, private bool) *http.Client {
-	tr := &http.Transport{
-		Proxy:                  nil,
-		DialContext:            netguard.NewDialer(timeout, private).DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    timeout,
-		MaxResponseHeaderBytes: 64 << 10,
-		MaxIdleConnsPerHost:    2,
-		IdleConnTimeout:        90 * time.Second,
-	}
+	tr := netguard.NewTransport(timeout, private)
+	tr.MaxIdleConnsPerHost = 2
 	return &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: sameOrigin}
 }
 

@@ -13,8 +13,9 @@
 // NewDialer returns a net.Dialer whose Control hook applies Check to the
 // address of every connection after name resolution, so that a host name
 // (or a DNS answer that changes between two lookups) cannot lead the
-// connection to a refused address. A client that uses it must not use a
-// proxy, whose address would be checked instead of the target's.
+// connection to a refused address. NewTransport is an HTTP transport over
+// that dialer and no proxy (a proxy's address would be checked instead of
+// the target's).
 //
 // A refusal is an *AddrError, which wraps ErrRefused. The package keeps
 // no state; everything in it is safe for concurrent use.

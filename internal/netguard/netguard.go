@@ -3,6 +3,7 @@ package netguard
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"syscall"
 	"time"
@@ -52,6 +53,26 @@ func Control(allowPrivate bool) func(network, address string, _ syscall.RawConn)
 		return Check(ap.Addr(), allowPrivate)
 	}
 }
+
+// NewTransport returns an HTTP transport that connects only to the
+// addresses Check allows, through NewDialer(dialTimeout, allowPrivate),
+// and uses no proxy (whose address would be checked instead of the
+// target's). dialTimeout also bounds TLS handshakes; response headers
+// are bounded to MaxResponseHeader octets. Callers may tune its
+// connection pool; they must not set Proxy or DialContext.
+func NewTransport(dialTimeout time.Duration, allowPrivate bool) *http.Transport {
+	return &http.Transport{
+		Proxy:                  nil,
+		DialContext:            NewDialer(dialTimeout, allowPrivate).DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    dialTimeout,
+		MaxResponseHeaderBytes: MaxResponseHeader,
+		IdleConnTimeout:        90 * time.Second,
+	}
+}
+
+// MaxResponseHeader bounds the response headers NewTransport reads.
+const MaxResponseHeader = 64 << 10
 
 // NewDialer returns a dialer that connects only to the addresses Check
 // allows, with the given connection timeout (0: none but the context's).

@@ -121,4 +121,11 @@ func TestDialer(t *testing.T) {
 		}
 		c.Close()
 	}
+	tr := netguard.NewTransport(time.Second, false)
+	if tr.Proxy != nil {
+		t.Error("NewTransport uses a proxy")
+	}
+	if _, err := tr.DialContext(ctx, "tcp", ln.Addr().String()); !errors.Is(err, netguard.ErrRefused) {
+		t.Errorf("NewTransport dialling loopback: %v, want refused", err)
+	}
 }

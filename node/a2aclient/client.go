@@ -88,16 +88,8 @@ func New(opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	d := netguard.NewDialer(dialTimeout, cfg.private)
-	tr := &http.Transport{
-		Proxy:                  nil, // the address checks apply to the agent, not to a proxy
-		DialContext:            d.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    dialTimeout,
-		MaxResponseHeaderBytes: 64 << 10,
-		MaxIdleConnsPerHost:    4,
-		IdleConnTimeout:        90 * time.Second,
-	}
+	tr := netguard.NewTransport(dialTimeout, cfg.private) // no proxy: the checks apply to the agent
+	tr.MaxIdleConnsPerHost = 4
 	hc := &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errRedirect },
