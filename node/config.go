@@ -106,11 +106,13 @@ type Config struct {
 	// AgentMCPURL connects to this Streamable HTTP MCP server, as
 	// AgentMCPCommand does to a command. "" = none.
 	AgentMCPURL string
-	// A2AAllowPrivate lets invoke call A2A endpoints (of agents whose card
-	// lists one) on loopback and private addresses; by default only public
-	// addresses are called, so that a card from the network cannot make
-	// the node call into its own machine or network. Link-local and cloud
-	// metadata addresses are refused either way (package node/a2aclient).
+	// A2AAllowPrivate lets the node call the URLs that peers' cards name on
+	// loopback and private addresses: A2A endpoints that invoke calls, and
+	// the domains of did:wba DIDs whose documents the domain checks and
+	// DIDWba authentication fetch. By default only public addresses are
+	// called, so that a card from the network cannot make the node call
+	// into its own machine or network. Link-local and cloud metadata
+	// addresses are refused either way (package internal/netguard).
 	A2AAllowPrivate bool
 	// DemoAgent serves the built-in demo tools in-process (and puts them on
 	// the card); other tools still go to AgentURL when set.

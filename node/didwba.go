@@ -44,8 +44,12 @@ type didIdentity struct {
 // newDIDIdentity builds the DID document of sk for domain ("" = no
 // did:wba identity). Its AgentDescription service is the agent's ANP
 // description at the same origin.
-func newDIDIdentity(domain string, sk crypto.PrivKey, agentID string, log *slog.Logger) (didIdentity, error) {
-	d := didIdentity{resolver: didwba.NewResolver(didwba.WithHTTPClient(&http.Client{Timeout: didwba.DefaultResolveTimeout}))}
+//
+// The resolver fetches DID documents through its own guarded client:
+// like A2A endpoints, only public addresses unless allowPrivate
+// (Config.A2AAllowPrivate), never link-local or cloud metadata ones.
+func newDIDIdentity(domain string, sk crypto.PrivKey, agentID string, allowPrivate bool, log *slog.Logger) (didIdentity, error) {
+	d := didIdentity{resolver: didwba.NewResolver(didwba.WithPrivateAddresses(allowPrivate))}
 	raw, err := sk.Raw()
 	if err != nil || len(raw) != ed25519.PrivateKeySize {
 		return d, fmt.Errorf("%w: the key is not Ed25519", ErrBadIdentity)

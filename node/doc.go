@@ -148,7 +148,9 @@
 // serve it too), and [Node.ANPClient], an HTTP client that authenticates
 // as the DID. [Node.DIDWbaAuthenticator] guards public endpoints with
 // DIDWba authentication, and [Node.DomainVerified] checks that a
-// did:wba card's DID document lists its key (GET /v1/cards/{id}).
+// did:wba card's DID document lists its key (GET /v1/cards/{id}). DID
+// documents are fetched only from public addresses unless
+// Config.A2AAllowPrivate, as A2A endpoints are (internal/netguard).
 //
 // Metrics go to a Prometheus registry of the node's own, never a global
 // one, so any number of nodes can share a process.

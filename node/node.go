@@ -160,7 +160,7 @@ func New(cfg Config) (_ *Node, err error) {
 			}
 		}
 	}()
-	if n.did, err = newDIDIdentity(cfg.DIDWbaDomain, sk, n.agentID, n.log); err != nil {
+	if n.did, err = newDIDIdentity(cfg.DIDWbaDomain, sk, n.agentID, cfg.A2AAllowPrivate, n.log); err != nil {
 		return nil, err
 	}
 	n.metrics = newMetrics(func() int { return len(n.Peers()) }, func() int { return n.CardCount() })

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp/didwba"
+	"github.com/adpnode/adpnode/internal/netguard"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
 
@@ -35,6 +36,16 @@ type world struct {
 	mu      sync.Mutex
 	docs    map[string][]byte // path -> body
 	fetches atomic.Int64
+}
+
+// dialTo returns a DialContext that connects to addr whatever address
+// it is asked for, as if every host name resolved to addr, through
+// netguard's dialer (allowPrivate as given).
+func dialTo(addr string, allowPrivate bool) func(context.Context, string, string) (net.Conn, error) {
+	d := netguard.NewDialer(0, allowPrivate)
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}
 }
 
 func newWorld(t *testing.T, opts ...didwba.AuthOption) *world {
@@ -65,10 +76,8 @@ func newWorld(t *testing.T, opts ...didwba.AuthOption) *world {
 	w.port = w.srv.Listener.Addr().(*net.TCPAddr).Port
 	w.client = w.srv.Client()
 	tr := w.client.Transport.(*http.Transport).Clone()
-	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, w.srv.Listener.Addr().String())
-	}
+	// The server listens on loopback: the guard allows it explicitly.
+	tr.DialContext = dialTo(w.srv.Listener.Addr().String(), true)
 	w.client.Transport = tr
 	_, tokenKey, _ := ed25519.GenerateKey(nil)
 	res := didwba.NewResolver(didwba.WithHTTPClient(w.client), didwba.WithResolverClock(clock))
@@ -361,17 +370,41 @@ func TestResolverRefusesOtherOrigin(t *testing.T) {
 	defer redirect.Close()
 	c := redirect.Client()
 	tr := c.Transport.(*http.Transport).Clone()
+	toRedirect := dialTo(redirect.Listener.Addr().String(), true)
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
 		if strings.HasPrefix(addr, "example.com:") {
-			addr = redirect.Listener.Addr().String()
+			return toRedirect(ctx, network, addr)
 		}
-		return d.DialContext(ctx, network, addr)
+		return netguard.NewDialer(0, true).DialContext(ctx, network, addr)
 	}
 	c.Transport = tr
 	r := didwba.NewResolver(didwba.WithHTTPClient(c))
 	if _, err := r.Resolve(context.Background(), signer.DID); !errors.Is(err, didwba.ErrResolve) {
 		t.Errorf("document redirected to plain http: %v, want ErrResolve", err)
+	}
+}
+
+// TestResolverRefusesLoopback: a DID whose domain resolves to a loopback
+// address is not resolved when private addresses are not allowed; the
+// connection is refused before it is made, with the reason.
+func TestResolverRefusesLoopback(t *testing.T) {
+	w := newWorld(t)
+	signer, pub := w.agent("alice")
+	c := w.srv.Client()
+	tr := c.Transport.(*http.Transport).Clone()
+	tr.DialContext = dialTo(w.srv.Listener.Addr().String(), false) // example.com -> 127.0.0.1
+	c.Transport = tr
+	r := didwba.NewResolver(didwba.WithHTTPClient(c))
+	err := r.VerifyKey(context.Background(), signer.DID, pub)
+	if !errors.Is(err, didwba.ErrResolve) || !errors.Is(err, netguard.ErrRefused) ||
+		!strings.Contains(err.Error(), "127.0.0.1 is a loopback or private address") {
+		t.Errorf("DID on a loopback address: %v, want ErrResolve refusing the address", err)
+	}
+	if n := w.fetches.Load(); n != 0 {
+		t.Errorf("%d fetches of a refused DID document, want 0", n)
+	}
+	if didwba.Code(err) != didwba.CodeInvalidDID {
+		t.Errorf("Code = %q, want %q", didwba.Code(err), didwba.CodeInvalidDID)
 	}
 }
 

@@ -18,10 +18,14 @@
 // DocumentHandler serves it. Documents read from others may also use
 // Ed25519VerificationKey2018, Multikey or JsonWebKey2020 (OKP) keys.
 //
-// A Resolver fetches documents over HTTPS through an injectable
-// *http.Client, with a bounded size, a timeout, a bounded number of
-// concurrent fetches and a bounded cache, and checks that the document's
-// id is the DID. Resolver.VerifyKey is the "domain-verified" check of a
+// A Resolver fetches documents over HTTPS, with a bounded size, a
+// timeout, a bounded number of concurrent fetches and a bounded cache,
+// and checks that the document's id is the DID. Its own client connects
+// only to the addresses internal/netguard allows, checked after name
+// resolution: never link-local or cloud metadata addresses, loopback and
+// private ones only with WithPrivateAddresses; it uses no proxy and
+// follows no redirect out of the DID's origin. WithHTTPClient replaces
+// it (tests). Resolver.VerifyKey is the "domain-verified" check of a
 // card whose did is a did:wba DID: its document resolves and lists the
 // card's key.
 //

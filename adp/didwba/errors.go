@@ -9,7 +9,9 @@ var (
 	// ErrBadDID reports a string that is not a did:wba DID, or a domain
 	// that cannot make one.
 	ErrBadDID = errors.New("didwba: not a valid did:wba DID")
-	// ErrResolve reports a DID document that could not be fetched.
+	// ErrResolve reports a DID document that could not be fetched,
+	// including one whose domain resolves to an address the resolver does
+	// not connect to (see WithPrivateAddresses).
 	ErrResolve = errors.New("didwba: DID document not resolved")
 	// ErrBadDocument reports a fetched DID document that is not one, or
 	// whose id is not the DID resolved.

@@ -3,12 +3,15 @@ package didwba
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adpnode/adpnode/internal/netguard"
 )
 
 // Resolver fetches did:wba DID documents over HTTPS (did:wba method,
@@ -18,6 +21,7 @@ import (
 // no goroutine, so there is nothing to close.
 type Resolver struct {
 	client       *http.Client
+	private      bool
 	timeout      time.Duration
 	ttl          time.Duration
 	size         int
@@ -44,9 +48,21 @@ type cached struct {
 // ResolverOption configures a Resolver.
 type ResolverOption func(*Resolver)
 
-// WithHTTPClient fetches through c (default http.DefaultClient); tests
-// pass an httptest TLS server's client.
+// WithHTTPClient fetches through c instead of the resolver's own client.
+// The resolver's own client connects only to the addresses
+// internal/netguard allows (see WithPrivateAddresses), after name
+// resolution, uses no proxy and follows no redirect out of the DID's
+// origin; c connects wherever its transport dials, so it must do the
+// same checks (tests pass an httptest TLS server's client whose dialer
+// is netguard's).
 func WithHTTPClient(c *http.Client) ResolverOption { return func(r *Resolver) { r.client = c } }
+
+// WithPrivateAddresses lets the resolver's own client fetch documents
+// from loopback and private addresses (tests, a local network); by
+// default a DID whose domain resolves to one is not resolved, so that a
+// card from the network cannot make the node call into its own machine
+// or network. Link-local and cloud metadata addresses stay refused.
+func WithPrivateAddresses(allow bool) ResolverOption { return func(r *Resolver) { r.private = allow } }
 
 // WithResolveTimeout bounds one fetch (default DefaultResolveTimeout).
 func WithResolveTimeout(d time.Duration) ResolverOption { return func(r *Resolver) { r.timeout = d } }
@@ -67,11 +83,14 @@ func WithResolverClock(now func() time.Time) ResolverOption { return func(r *Res
 // NewResolver returns a Resolver.
 func NewResolver(opts ...ResolverOption) *Resolver {
 	r := &Resolver{
-		client: http.DefaultClient, timeout: DefaultResolveTimeout, ttl: DefaultCacheTTL,
+		timeout: DefaultResolveTimeout, ttl: DefaultCacheTTL,
 		size: DefaultCacheSize, now: time.Now, maxResolving: DefaultMaxResolving,
 	}
 	for _, o := range opts {
 		o(r)
+	}
+	if r.client == nil {
+		r.client = guardedClient(r.timeout, r.private)
 	}
 	r.maxResolving = max(r.maxResolving, 1)
 	r.size = max(r.size, 1)
@@ -155,7 +174,11 @@ func (r *Resolver) fetch(ctx context.Context, url, did string) (*Document, error
 	}
 	req.Header.Set("Accept", "application/did+json, application/json")
 	resp, err := r.client.Do(req)
-	if err != nil {
+	var ae *netguard.AddrError
+	switch {
+	case errors.As(err, &ae):
+		return nil, fmt.Errorf("%w: GET %s: %w", ErrResolve, url, ae)
+	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrResolve, err)
 	}
 	defer resp.Body.Close()
@@ -172,6 +195,31 @@ func (r *Resolver) fetch(ctx context.Context, url, did string) (*Document, error
 		return nil, fmt.Errorf("%w: GET %s: %v", ErrResolve, url, err)
 	}
 	return ParseDocument(body, did)
+}
+
+// guardedClient is the resolver's own HTTP client: connections only to
+// the addresses netguard allows (checked after name resolution), no
+// proxy (whose address would be checked instead), and redirects only
+// within the https origin of the first request.
+func guardedClient(timeout time.Duration, private bool) *http.Client {
+	tr := netguard.NewTransport(timeout, private)
+	tr.MaxIdleConnsPerHost = 2
+	return &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: sameOrigin}
+}
+
+// maxRedirects bounds the redirects of one fetch.
+const maxRedirects = 5
+
+// sameOrigin is the CheckRedirect of the resolver's own client: a
+// redirect may not leave the https origin of the first request.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	if req.URL.Scheme != "https" || !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+		return fmt.Errorf("redirected to another origin (%s)", req.URL.Redacted())
+	}
+	return nil
 }
 
 // put caches one result, dropping expired entries, then any, when full.

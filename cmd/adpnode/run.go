@@ -57,6 +57,7 @@ An agent whose card lists an A2A JSON-RPC endpoint (protocol a2a, jsonrpc
 or http+json) and no AITP one is invoked over A2A; endpoints are tried by
 their priority, AITP first on a tie. Only public addresses are called
 unless --a2a-allow-private; link-local and cloud metadata addresses never.
+The same holds for the DID documents of did:wba DIDs the node resolves.
 
 The node never gives up on the network: bootstrap peers are retried with
 backoff for as long as it runs, the peers it met are kept in DIR/peers.json
@@ -101,7 +102,7 @@ one JSON line: {"ready": true, "agent_id", "peer_id", "api_url", "listen"}.`,
 	f.StringVar(&rf.agentMCPURL, "agent-mcp-url", "", "connect to this Streamable HTTP MCP server; its tools become the card's tools")
 	f.BoolVar(&rf.demoAgent, "demo-agent", false, "serve the built-in demo tools (echo, wordcount, reverse)")
 	f.BoolVar(&rf.mdns, "mdns", false, "find nodes on the local network by mDNS, with no bootstrap")
-	f.BoolVar(&rf.a2aAllowPrivate, "a2a-allow-private", false, "let invoke call A2A endpoints on loopback and private addresses (never link-local or cloud metadata ones)")
+	f.BoolVar(&rf.a2aAllowPrivate, "a2a-allow-private", false, "let invoke call A2A endpoints, and did:wba DIDs resolve, on loopback and private addresses (never link-local or cloud metadata ones)")
 	f.BoolVar(&rf.smallMemory, "small-memory", false, "shrink the card store's tables and caches (many nodes on one machine)")
 	f.DurationVar(&rf.gossipInterval, "gossip-interval", node.DefaultGossipInterval, "re-broadcast interval of the own card")
 	f.StringVar(&rf.didWbaDomain, "did-wba-domain", "", "give the agent the did:wba DID of this domain (example.com[:port][/path]): serve its DID document, put the DID on the card, authenticate as it to ANP services")

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/adpnode/adpnode/internal/netguard"
 )
 
 // Endpoint is an A2A JSON-RPC endpoint to call.
@@ -86,16 +88,8 @@ func New(opts ...Option) *Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	d := &net.Dialer{Timeout: dialTimeout, Control: control(cfg.private)}
-	tr := &http.Transport{
-		Proxy:                  nil, // the address checks apply to the agent, not to a proxy
-		DialContext:            d.DialContext,
-		ForceAttemptHTTP2:      true,
-		TLSHandshakeTimeout:    dialTimeout,
-		MaxResponseHeaderBytes: 64 << 10,
-		MaxIdleConnsPerHost:    4,
-		IdleConnTimeout:        90 * time.Second,
-	}
+	tr := netguard.NewTransport(dialTimeout, cfg.private) // no proxy: the checks apply to the agent
+	tr.MaxIdleConnsPerHost = 4
 	hc := &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return errRedirect },
@@ -263,12 +257,12 @@ var errRedirect = errors.New("redirect refused")
 // or cancellation as it is, a refused address, a refused redirect, or
 // else the endpoint unreachable.
 func (c *Client) transportError(ctx context.Context, url string, err error) error {
-	var ae *addrError
+	var ae *netguard.AddrError
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &ae):
-		return ae
+		return refused(ae)
 	case errors.Is(err, errRedirect):
 		return badReply("%s redirected the call", url)
 	}

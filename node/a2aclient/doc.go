@@ -50,7 +50,8 @@
 // # What the client calls
 //
 // Only http and https URLs. Connections are checked after name
-// resolution (so a host name cannot lead elsewhere): link-local
+// resolution (so a host name cannot lead elsewhere), by the policy of
+// internal/netguard that the node's DID resolution shares: link-local
 // addresses (169.254.0.0/16, fe80::/10, where cloud metadata services
 // answer), fd00:ec2::254, unspecified and multicast addresses are always
 // refused; loopback and private addresses (10/8, 172.16/12, 192.168/16,
