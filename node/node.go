@@ -25,6 +25,7 @@ import (
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
+	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
@@ -64,6 +65,8 @@ type Node struct {
 	agent  toolAgent
 	// peering redials bootstrap and known peers for as long as the node runs.
 	peering *peering.Peering
+	// sync pulls newer cards from each peer the node connects to.
+	sync *cardsync.Syncer
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
 
@@ -200,6 +203,10 @@ func New(cfg Config) (_ *Node, err error) {
 	closers = append(closers, n.server.Close)
 	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.reg))
 	closers = append(closers, n.client.Close)
+	if n.sync, err = n.newCardSync(); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.sync.Close)
 
 	// Subscribe to peer identification before the DHT dials its bootstrap
 	// peers, so that the greeting reaches them too.
@@ -408,7 +415,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.sync.Close(), n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())
