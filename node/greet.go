@@ -70,11 +70,9 @@ func (n *Node) greetLoop(ctx context.Context, sub event.Subscription) {
 		}()
 		return true
 	}
-	for _, p := range n.host.Network().Peers() {
-		if protos, err := n.host.Peerstore().SupportsProtocols(p, aitp.ProtocolID); err == nil && len(protos) > 0 {
-			if !greet(p) {
-				return
-			}
+	for _, p := range n.aitpPeers() {
+		if !greet(p) {
+			return
 		}
 	}
 	for {

@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/peering"
@@ -128,17 +129,30 @@ func (n *Node) announceLoop(ctx context.Context) {
 }
 
 // newCardSync builds the sync on connection (package node/cardsync): each
-// AITP peer the node connects to is asked for its newer cards, and a peer
-// found without the own card has the node publish it again on the topic.
+// AITP peer the node connects to is asked for its newer cards, one of
+// them every anti-entropy round, and a peer found without the own card
+// has the node publish it again on the topic.
 func (n *Node) newCardSync() (*cardsync.Syncer, error) {
 	s, err := cardsync.New(cardsync.Discover(n.client), n.intake,
 		cardsync.IsConnected(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected }),
+		cardsync.Rounds(0, n.aitpPeers),
 		cardsync.Republish(n.Card, func(ctx context.Context, c *adp.Card) error { return n.gossip.Publish(ctx, c) }),
 		cardsync.Logger(n.log))
 	if err != nil {
 		return nil, fmt.Errorf("node: card sync: %w", err)
 	}
 	return s, nil
+}
+
+// aitpPeers returns the connected peers that speak AITP.
+func (n *Node) aitpPeers() []peer.ID {
+	var out []peer.ID
+	for _, p := range n.host.Network().Peers() {
+		if protos, err := n.host.Peerstore().SupportsProtocols(p, aitp.ProtocolID); err == nil && len(protos) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // syncFromBootstrap asks the connected bootstrap peers for the cards they

@@ -117,13 +117,6 @@ func TestChurnAndPartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 nodes")
 	}
-	if raceEnabled {
-		// Under the race detector on a busy 2-core machine the join phase
-		// misses its bound: after a partition heals, a card changed during
-		// it crosses only by the greeting on new connections and the
-		// owner's re-broadcast (5 min); a sync on reconnection is missing.
-		t.Skip("the partition's join misses its bound under -race (no sync on reconnection yet)")
-	}
 	const n = 20
 	part := &partition{half: map[peer.ID]int{}}
 	halfOf := func(i int) int { return i * 2 / n }

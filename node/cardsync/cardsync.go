@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,7 @@ type Stats struct {
 	Skipped     uint64 // cards not newer (or unparsable), not verified
 	Behind      uint64 // syncs that found the peer without the own card
 	Republished uint64 // republications of the own card
+	Rounds      uint64 // anti-entropy rounds that picked a peer
 }
 
 // Syncer pulls newer cards from the peers a node connects to. It is safe
@@ -82,9 +84,10 @@ type Syncer struct {
 	running     map[peer.ID]bool
 	republishAt time.Time // zero: none asked for
 	republished time.Time // the last republication
+	nextRound   time.Time // the next anti-entropy round, when enabled
 
-	syncs, failed, deferred, dropped              atomic.Uint64
-	newer, stored, refused, skipped, behind, reps atomic.Uint64
+	syncs, failed, deferred, dropped                      atomic.Uint64
+	newer, stored, refused, skipped, behind, reps, rounds atomic.Uint64
 
 	closeOnce sync.Once
 }
@@ -108,6 +111,9 @@ func New(fetch Fetch, in Intake, opts ...Option) (*Syncer, error) {
 		last:    make(map[peer.ID]time.Time),
 		due:     make(map[peer.ID]time.Time),
 		running: make(map[peer.ID]bool),
+	}
+	if cfg.peers != nil {
+		s.nextRound = cfg.now().Add(s.jittered())
 	}
 	s.wg.Add(1)
 	go s.loop()
@@ -165,7 +171,7 @@ func (s *Syncer) Stats() Stats {
 	return Stats{
 		Syncs: s.syncs.Load(), Failed: s.failed.Load(), Deferred: s.deferred.Load(), Dropped: s.dropped.Load(),
 		Newer: s.newer.Load(), Stored: s.stored.Load(), Refused: s.refused.Load(), Skipped: s.skipped.Load(),
-		Behind: s.behind.Load(), Republished: s.reps.Load(),
+		Behind: s.behind.Load(), Republished: s.reps.Load(), Rounds: s.rounds.Load(),
 	}
 }
 
@@ -226,6 +232,15 @@ func (s *Syncer) startDue() time.Duration {
 			next = d
 		}
 	}
+	if !s.nextRound.IsZero() {
+		if d := s.nextRound.Sub(now); d > 0 {
+			soonest(d)
+		} else {
+			s.nextRound = now.Add(s.jittered())
+			soonest(s.nextRound.Sub(now))
+			s.pickRound(now)
+		}
+	}
 	if !s.republishAt.IsZero() {
 		if d := s.republishAt.Sub(now); d > 0 {
 			soonest(d)
@@ -262,6 +277,43 @@ func (s *Syncer) startDue() time.Duration {
 		s.goRun(func() { s.run(p) })
 	}
 	return next
+}
+
+// jittered is the wait until the next round: the round plus or minus a
+// quarter, so that the nodes of a network do not sync in step.
+func (s *Syncer) jittered() time.Duration {
+	q := s.cfg.round / 4
+	return s.cfg.round - q + rand.N(2*q+1)
+}
+
+// pickRound queues, for an anti-entropy round, the connected peer synced
+// least recently (one never synced first). s.mu is held.
+func (s *Syncer) pickRound(now time.Time) {
+	var (
+		pick   peer.ID
+		oldest time.Time
+		found  bool
+	)
+	for _, p := range s.cfg.peers() {
+		if _, waiting := s.due[p]; waiting || s.running[p] {
+			continue
+		}
+		last := s.last[p] // zero when never synced
+		if !found || last.Before(oldest) {
+			pick, oldest, found = p, last, true
+		}
+	}
+	if found && len(s.due) < s.cfg.maxPending {
+		s.due[pick] = later(now, oldest.Add(s.cfg.interval))
+		s.rounds.Add(1)
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // remember notes the start of a sync with p, forgetting old entries when

@@ -359,3 +359,33 @@ func TestBehindCoalesces(t *testing.T) {
 		t.Errorf("publish called %d times, want 2", got)
 	}
 }
+
+// TestRounds: anti-entropy rounds sync with the connected peers in turn,
+// the least recently synced first.
+func TestRounds(t *testing.T) {
+	self, p, q := newAgent(t), newAgent(t), newAgent(t)
+	in, _ := newIntake(t, self)
+	var (
+		mu    sync.Mutex
+		order []peer.ID
+	)
+	fetch := func(_ context.Context, x peer.ID) ([]json.RawMessage, error) {
+		mu.Lock()
+		order = append(order, x)
+		mu.Unlock()
+		return nil, nil
+	}
+	s := newSyncer(t, fetch, in, cardsync.Interval(10*time.Millisecond),
+		cardsync.Rounds(100*time.Millisecond, func() []peer.ID { return []peer.ID{p.id, q.id} }))
+	polltest.For(t, 10*time.Second, "four rounds", func() bool { return s.Stats().Syncs >= 4 })
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < 4; i++ {
+		if order[i] == order[i-1] {
+			t.Errorf("round %d synced %s again, want the other peer (order %v)", i, order[i], order[:4])
+		}
+	}
+	if got := s.Stats().Rounds; got < 4 {
+		t.Errorf("%d rounds counted, want at least 4", got)
+	}
+}

@@ -39,6 +39,12 @@
 // at once cost each node at most MaxInFlight concurrent requests, and each
 // pair of nodes one sync per interval.
 //
+// With [Rounds], the Syncer also runs anti-entropy: every round (30 s by
+// default, jittered) it syncs with the connected peer it synced with
+// least recently. That costs a node one request per round, and fetches a
+// card GossipSub dropped (a queue full on a loaded node) or published
+// before the mesh had formed, long before its owner's re-broadcast.
+//
 // The own card's republication ([Syncer.Behind], also called by the node
 // when a greeting finds a peer without the card) waits RepublishDelay, so
 // that the topic mesh over the new connections forms first, coalesces the

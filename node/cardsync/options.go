@@ -29,6 +29,8 @@ const (
 	// DefaultRepublishInterval is the least time between two
 	// republications of the own card.
 	DefaultRepublishInterval = 5 * time.Second
+	// DefaultRound is the pace of the anti-entropy rounds (Rounds).
+	DefaultRound = 30 * time.Second
 	// maxRemembered bounds the peers whose last sync time is kept.
 	maxRemembered = 4096
 )
@@ -42,6 +44,8 @@ type config struct {
 	republishDelay    time.Duration
 	republishInterval time.Duration
 	connected         func(peer.ID) bool
+	round             time.Duration
+	peers             func() []peer.ID
 	own               func() *adp.Card
 	publish           func(context.Context, *adp.Card) error
 	now               func() time.Time
@@ -107,6 +111,24 @@ func MaxCards(n int) Option {
 func IsConnected(f func(peer.ID) bool) Option {
 	return func(c *config) error {
 		c.connected = f
+		return nil
+	}
+}
+
+// Rounds enables anti-entropy: every round (plus or minus a quarter, at
+// random) the Syncer syncs with the peer of peers() it synced with least
+// recently, so that a card a node missed while connected (a message
+// GossipSub dropped under load) is fetched within a few rounds. Zero
+// round means DefaultRound.
+func Rounds(round time.Duration, peers func() []peer.ID) Option {
+	return func(c *config) error {
+		if round < 0 || peers == nil {
+			return fmt.Errorf("%w: rounds every %v", ErrBadOption, round)
+		}
+		if round == 0 {
+			round = DefaultRound
+		}
+		c.round, c.peers = round, peers
 		return nil
 	}
 }
