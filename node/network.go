@@ -166,11 +166,9 @@ func (n *Node) syncFromBootstrap(ctx context.Context) {
 		if ai.ID == n.self || n.host.Network().Connectedness(ai.ID) != network.Connected {
 			continue
 		}
-		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		if err := n.sync.Sync(sctx, ai.ID); err != nil {
+		if err := n.sync.Sync(ctx, ai.ID); err != nil {
 			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
 		}
-		cancel()
 	}
 }
 

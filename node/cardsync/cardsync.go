@@ -341,7 +341,7 @@ func (s *Syncer) goRun(f func()) {
 	}()
 }
 
-// run syncs with p, bounded by the timeout, and frees its slot.
+// run syncs with p and frees its slot.
 func (s *Syncer) run(p peer.ID) {
 	defer func() {
 		s.mu.Lock()
@@ -349,20 +349,22 @@ func (s *Syncer) run(p peer.ID) {
 		s.mu.Unlock()
 		s.poke()
 	}()
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.timeout)
-	defer cancel()
-	if err := s.Sync(ctx, p); err != nil {
+	if err := s.Sync(s.ctx, p); err != nil {
 		s.cfg.log.Debug("card sync", "peer", p, "err", err)
 	}
 }
 
 // Sync runs the phases of one sync with p at once, whatever the interval
 // (the caller sets the pace: the node's start-up sync from its bootstrap
-// peers uses it), and returns the fetch's error. Cards the intake refuses
+// peers uses it), and returns the fetch's error. The fetch is bounded by
+// the Timeout; the admission, local work over at most MaxCards cards, by
+// ctx only (on a loaded node the store's writes are what takes time). Cards the intake refuses
 // are counted, not returned.
 func (s *Syncer) Sync(ctx context.Context, p peer.ID) error {
 	s.syncs.Add(1)
-	list, err := s.fetch(ctx, p)
+	fctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	list, err := s.fetch(fctx, p)
+	cancel()
 	if err != nil {
 		s.failed.Add(1)
 		return err

@@ -19,7 +19,7 @@ const (
 	DefaultMaxInFlight = 2
 	// DefaultMaxPending bounds the peers waiting for a sync.
 	DefaultMaxPending = 1024
-	// DefaultTimeout bounds one sync (fetch and admission).
+	// DefaultTimeout bounds the fetch of one sync.
 	DefaultTimeout = 10 * time.Second
 	// DefaultMaxCards bounds the entries one sync considers.
 	DefaultMaxCards = adp.MaxDiscoverLimit
@@ -95,7 +95,7 @@ func MaxPending(n int) Option {
 	return func(c *config) error { return positive("max pending", n, func() { c.maxPending = n }) }
 }
 
-// Timeout bounds one sync (default DefaultTimeout).
+// Timeout bounds the fetch of one sync (default DefaultTimeout).
 func Timeout(d time.Duration) Option {
 	return func(c *config) error { return positive("timeout", d, func() { c.timeout = d }) }
 }
