@@ -82,9 +82,10 @@ type Syncer struct {
 	last        map[peer.ID]time.Time // start of the last sync, per peer
 	due         map[peer.ID]time.Time // peers waiting, with the time they are due
 	running     map[peer.ID]bool
-	republishAt time.Time // zero: none asked for
-	republished time.Time // the last republication
-	nextRound   time.Time // the next anti-entropy round, when enabled
+	failures    map[peer.ID]int // consecutive failed syncs, per peer
+	republishAt time.Time       // zero: none asked for
+	republished time.Time       // the last republication
+	nextRound   time.Time       // the next anti-entropy round, when enabled
 
 	syncs, failed, deferred, dropped                      atomic.Uint64
 	newer, stored, refused, skipped, behind, reps, rounds atomic.Uint64
@@ -107,10 +108,11 @@ func New(fetch Fetch, in Intake, opts ...Option) (*Syncer, error) {
 	s := &Syncer{
 		cfg: cfg, fetch: fetch, in: in,
 		ctx: ctx, cancel: cancel,
-		wake:    make(chan struct{}, 1),
-		last:    make(map[peer.ID]time.Time),
-		due:     make(map[peer.ID]time.Time),
-		running: make(map[peer.ID]bool),
+		wake:     make(chan struct{}, 1),
+		last:     make(map[peer.ID]time.Time),
+		due:      make(map[peer.ID]time.Time),
+		running:  make(map[peer.ID]bool),
+		failures: make(map[peer.ID]int),
 	}
 	if cfg.peers != nil {
 		s.nextRound = cfg.now().Add(s.jittered())
@@ -341,17 +343,32 @@ func (s *Syncer) goRun(f func()) {
 	}()
 }
 
-// run syncs with p and frees its slot.
+// run syncs with p and frees its slot. A failed sync (on a loaded peer
+// the fetch can outlast the timeout) is tried again at the end of the
+// interval, at most maxRetries times in a row.
 func (s *Syncer) run(p peer.ID) {
-	defer func() {
-		s.mu.Lock()
-		delete(s.running, p)
-		s.mu.Unlock()
-		s.poke()
-	}()
-	if err := s.Sync(s.ctx, p); err != nil {
+	err := s.Sync(s.ctx, p)
+	if err != nil {
 		s.cfg.log.Debug("card sync", "peer", p, "err", err)
 	}
+	s.mu.Lock()
+	delete(s.running, p)
+	switch {
+	case err == nil:
+		delete(s.failures, p)
+	case s.ctx.Err() == nil && s.failures[p] < maxRetries && len(s.due) < s.cfg.maxPending:
+		s.failures[p]++
+		if _, waiting := s.due[p]; !waiting {
+			s.due[p] = s.last[p].Add(s.cfg.interval)
+		}
+	default:
+		delete(s.failures, p)
+	}
+	if len(s.failures) > maxRemembered {
+		clear(s.failures)
+	}
+	s.mu.Unlock()
+	s.poke()
 }
 
 // Sync runs the phases of one sync with p at once, whatever the interval

@@ -389,3 +389,23 @@ func TestRounds(t *testing.T) {
 		t.Errorf("%d rounds counted, want at least 4", got)
 	}
 }
+
+// TestConnectedRetries: a failed sync is tried again at the end of the
+// interval, a bounded number of times.
+func TestConnectedRetries(t *testing.T) {
+	self, p := newAgent(t), newAgent(t)
+	in, _ := newIntake(t, self)
+	var calls atomic.Int32
+	fail := func(context.Context, peer.ID) ([]json.RawMessage, error) {
+		calls.Add(1)
+		return nil, errors.New("busy")
+	}
+	s := newSyncer(t, fail, in, cardsync.Interval(50*time.Millisecond), cardsync.IsConnected(func(peer.ID) bool { return true }))
+	s.Connected(p.id)
+	polltest.For(t, 10*time.Second, "four attempts", func() bool { return s.Stats().Failed == 4 })
+	s.Connected(p.id) // a new connection starts afresh
+	polltest.For(t, 10*time.Second, "eight attempts", func() bool { return s.Stats().Failed == 8 })
+	if got := calls.Load(); got != 8 {
+		t.Errorf("%d fetches, want 8 (1 + 3 retries, twice)", got)
+	}
+}

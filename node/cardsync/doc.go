@@ -33,7 +33,9 @@
 // A peer is synced at most once per Interval: a connection within the
 // interval of the last sync with that peer defers the sync to the end of
 // the interval, so a flapping link costs one sync per interval and a
-// change missed just after a sync is still fetched. At most MaxInFlight
+// change missed just after a sync is still fetched. A failed sync is
+// tried again at the end of the interval, at most three times in a row
+// (on a loaded peer a fetch can outlast its timeout). At most MaxInFlight
 // syncs run at once and at most MaxPending peers wait; beyond that a
 // connection is not synced (Stats.Dropped). So twenty nodes reconnecting
 // at once cost each node at most MaxInFlight concurrent requests, and each

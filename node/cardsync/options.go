@@ -31,6 +31,8 @@ const (
 	DefaultRepublishInterval = 5 * time.Second
 	// DefaultRound is the pace of the anti-entropy rounds (Rounds).
 	DefaultRound = 30 * time.Second
+	// maxRetries bounds the attempts after a failed sync with one peer.
+	maxRetries = 3
 	// maxRemembered bounds the peers whose last sync time is kept.
 	maxRemembered = 4096
 )
