@@ -201,7 +201,11 @@ func (s *Syncer) loop() {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
-		next := s.startDue()
+		var peers []peer.ID
+		if s.roundDue() {
+			peers = s.cfg.peers() // a host call: outside s.mu
+		}
+		next := s.startDue(peers)
 		if !t.Stop() {
 			select {
 			case <-t.C:
@@ -224,7 +228,7 @@ func (s *Syncer) loop() {
 // the republication when due. It returns the wait until the next due
 // work, 0 when none waits (or only for a slot: a finishing sync wakes
 // the loop).
-func (s *Syncer) startDue() time.Duration {
+func (s *Syncer) startDue(peers []peer.ID) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.cfg.now()
@@ -240,7 +244,7 @@ func (s *Syncer) startDue() time.Duration {
 		} else {
 			s.nextRound = now.Add(s.jittered())
 			soonest(s.nextRound.Sub(now))
-			s.pickRound(now)
+			s.pickRound(now, peers)
 		}
 	}
 	if !s.republishAt.IsZero() {
@@ -271,14 +275,18 @@ func (s *Syncer) startDue() time.Duration {
 			break
 		}
 		delete(s.due, p)
-		if s.cfg.connected != nil && !s.cfg.connected(p) {
-			continue
-		}
 		s.running[p] = true
 		s.remember(p, now)
 		s.goRun(func() { s.run(p) })
 	}
 	return next
+}
+
+// roundDue reports whether an anti-entropy round is due.
+func (s *Syncer) roundDue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.nextRound.IsZero() && !s.nextRound.After(s.cfg.now())
 }
 
 // jittered is the wait until the next round: the round plus or minus a
@@ -290,13 +298,13 @@ func (s *Syncer) jittered() time.Duration {
 
 // pickRound queues, for an anti-entropy round, the connected peer synced
 // least recently (one never synced first). s.mu is held.
-func (s *Syncer) pickRound(now time.Time) {
+func (s *Syncer) pickRound(now time.Time, peers []peer.ID) {
 	var (
 		pick   peer.ID
 		oldest time.Time
 		found  bool
 	)
-	for _, p := range s.cfg.peers() {
+	for _, p := range peers {
 		if _, waiting := s.due[p]; waiting || s.running[p] {
 			continue
 		}
@@ -347,6 +355,13 @@ func (s *Syncer) goRun(f func()) {
 // the fetch can outlast the timeout) is tried again at the end of the
 // interval, at most maxRetries times in a row.
 func (s *Syncer) run(p peer.ID) {
+	if s.cfg.connected != nil && !s.cfg.connected(p) {
+		s.mu.Lock()
+		delete(s.running, p)
+		s.mu.Unlock()
+		s.poke()
+		return
+	}
 	err := s.Sync(s.ctx, p)
 	if err != nil {
 		s.cfg.log.Debug("card sync", "peer", p, "err", err)
