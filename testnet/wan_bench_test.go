@@ -63,6 +63,8 @@ type wanNet struct {
 func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	began := time.Now()
+	stage := func(what string) { b.Logf("%s: %v", what, time.Since(began).Round(time.Millisecond)) }
 	w := &wanNet{mn: mocknet.New(), lat: map[[2]peer.ID]time.Duration{}}
 	b.Cleanup(func() {
 		for _, g := range w.gossips {
@@ -102,6 +104,7 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 			w.lat[pair(w.hosts[i].ID(), w.hosts[j].ID())] = d
 		}
 	}
+	stage("hosts and links")
 	// The start graph: a ring (so that it is connected) and degree-1 more
 	// connections from each node to random others.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -119,6 +122,7 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 			}
 		}
 	}
+	stage("start graph connected")
 	w.arrived = make([]map[string]time.Time, n)
 	w.seqs = make([]map[string]uint64, n)
 	for i, h := range w.hosts {
@@ -152,6 +156,8 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
+	stage("DHTs bootstrapped")
+	defer stage("meshes built")
 	polltest.For(b, 5*time.Minute, "meshes built", func() bool {
 		for _, g := range w.gossips {
 			if peers := len(g.Peers()); peers == 0 || g.MeshSize() < min(peers, 4) {
