@@ -35,6 +35,7 @@ var (
 	wanDegree = flag.Int("wan.degree", 4, "BenchmarkWAN: connections each node opens at start (to random others)")
 	wanSeed   = flag.Uint64("wan.seed", 1, "BenchmarkWAN: seed of the identities, latencies and start graph")
 	wanGets   = flag.Int("wan.gets", 200, "BenchmarkWAN: DHT gets measured")
+	wanBoot   = flag.Bool("wan.bootstrap", true, "BenchmarkWAN: bootstrap every DHT before measuring (off: routing tables hold the start graph only; the set-up of large N is then much shorter)")
 )
 
 // One-way link latency range of BenchmarkWAN.
@@ -146,6 +147,9 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 	sem := make(chan struct{}, 32)
 	errs := make([]error, n)
 	for i, d := range w.dhts {
+		if !*wanBoot {
+			break
+		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
