@@ -32,13 +32,19 @@ func (n *Node) subscribeGreetings() (event.Subscription, error) {
 
 // greetLoop advertises the own card to every AITP peer already identified
 // and then to each newly identified one, at most greetConcurrency at a
-// time, until ctx ends. It closes sub.
+// time, until ctx ends; a greeting the peer stores (it lacked the card)
+// asks the card sync for a republication on the topic. It also hands each
+// such peer to the card sync, which pulls the peer's newer cards. It
+// closes sub.
 func (n *Node) greetLoop(ctx context.Context, sub event.Subscription) {
 	defer sub.Close()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	sem := make(chan struct{}, greetConcurrency)
 	greet := func(p peer.ID) bool {
+		if p != n.self {
+			n.sync.Connected(p) // a new connection: pull the peer's newer cards
+		}
 		if p == n.self || !n.markGreeted(p) {
 			return true
 		}
@@ -53,18 +59,20 @@ func (n *Node) greetLoop(ctx context.Context, sub event.Subscription) {
 			defer func() { <-sem; wg.Done() }()
 			actx, cancel := context.WithTimeout(ctx, fetchTimeout)
 			defer cancel()
-			if _, err := n.advertiseTo(actx, p); err != nil {
+			stored, err := n.advertiseTo(actx, p)
+			if err != nil {
 				n.log.Debug("greet peer", "peer", p, "err", err)
 				n.unmarkGreeted(p)
+			}
+			if stored {
+				n.sync.Behind() // p lacked the own card: others may too
 			}
 		}()
 		return true
 	}
-	for _, p := range n.host.Network().Peers() {
-		if protos, err := n.host.Peerstore().SupportsProtocols(p, aitp.ProtocolID); err == nil && len(protos) > 0 {
-			if !greet(p) {
-				return
-			}
+	for _, p := range n.aitpPeers() {
+		if !greet(p) {
+			return
 		}
 	}
 	for {

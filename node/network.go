@@ -13,7 +13,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/adp/service"
+	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/store"
@@ -127,30 +128,46 @@ func (n *Node) announceLoop(ctx context.Context) {
 	}
 }
 
+// newCardSync builds the sync on connection (package node/cardsync): each
+// AITP peer the node connects to is asked for its newer cards, one of
+// them every anti-entropy round, and a peer found without the own card
+// has the node publish it again on the topic.
+func (n *Node) newCardSync() (*cardsync.Syncer, error) {
+	s, err := cardsync.New(cardsync.Discover(n.client), n.intake,
+		cardsync.IsConnected(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected }),
+		cardsync.Rounds(0, n.aitpPeers),
+		cardsync.Republish(n.Card, func(ctx context.Context, c *adp.Card) error { return n.gossip.Publish(ctx, c) }),
+		cardsync.Logger(n.log))
+	if err != nil {
+		return nil, fmt.Errorf("node: card sync: %w", err)
+	}
+	return s, nil
+}
+
+// aitpPeers returns the connected peers that speak AITP.
+func (n *Node) aitpPeers() []peer.ID {
+	var out []peer.ID
+	for _, p := range n.host.Network().Peers() {
+		if protos, err := n.host.Peerstore().SupportsProtocols(p, aitp.ProtocolID); err == nil && len(protos) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // syncFromBootstrap asks the connected bootstrap peers for the cards they
-// hold (adp.discover with no criteria: every card, best first, at most
-// adp.MaxDiscoverLimit) and stores the verified ones: a node that joins
-// gets the network's cards from the peer it joined through without
+// hold at once (cardsync's Sync: every card, best first, at most
+// adp.MaxDiscoverLimit) and stores the verified newer ones: a node that
+// joins gets the network's cards from the peer it joined through without
 // waiting for their owners to publish again.
 func (n *Node) syncFromBootstrap(ctx context.Context) {
 	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
-	anyScore := 0.0
-	req := &adp.DiscoverRequest{Limit: adp.MaxDiscoverLimit, MinScore: &anyScore, Detail: adp.DetailFull}
 	for _, ai := range infos {
 		if ai.ID == n.self || n.host.Network().Connectedness(ai.ID) != network.Connected {
 			continue
 		}
-		sctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		resp, err := service.Discover(sctx, n.client, ai.ID, req)
-		cancel()
-		if err != nil {
+		if err := n.sync.Sync(ctx, ai.ID); err != nil {
 			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
-			continue
-		}
-		from := intake.From{Source: store.SourceImport, Origin: adp.AgentID(ai.ID), GapsOnly: true}
-		for _, r := range resp.Results[:min(len(resp.Results), adp.MaxDiscoverLimit)] {
-			// Fills gaps only: a held card keeps its provenance and receipt time.
-			n.admit(ctx, r.AgentCard, r.ID, from)
 		}
 	}
 }
@@ -224,18 +241,6 @@ func (n *Node) keep(ctx context.Context, c *adp.Card, from intake.From) bool {
 		n.heard(c.ID) // delivered by its owner: a greeting or a re-broadcast
 	}
 	return stored
-}
-
-// admit hands the bytes of a card that a peer listed under id to the
-// intake, and returns the card when it passed the check and is id's.
-func (n *Node) admit(ctx context.Context, raw []byte, id string, from intake.From) *adp.Card {
-	c, err := n.intake.Checker().Check(raw, from.Owner)
-	if err != nil || c.ID != id {
-		n.log.Debug("card refused", "agent", id, "err", err)
-		return nil
-	}
-	n.keep(ctx, c, from)
-	return c
 }
 
 // noteDirectory remembers (or forgets) c's owner as a directory peer.

@@ -28,6 +28,7 @@ import (
 	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/arrivals"
+	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
@@ -75,6 +76,8 @@ type Node struct {
 	netview  *netview.View
 	// peering redials bootstrap and known peers for as long as the node runs.
 	peering *peering.Peering
+	// sync pulls newer cards from each peer the node connects to.
+	sync *cardsync.Syncer
 	// indexed is signalled each time the index applies a store change.
 	indexed *signal
 
@@ -229,6 +232,10 @@ func New(cfg Config) (_ *Node, err error) {
 	closers = append(closers, n.client.Close)
 	n.a2a = a2aclient.New(a2aclient.WithPrivateAddresses(n.cfg.A2AAllowPrivate), a2aclient.WithLogger(n.log))
 	closers = append(closers, n.a2a.Close)
+	if n.sync, err = n.newCardSync(); err != nil {
+		return nil, err
+	}
+	closers = append(closers, n.sync.Close)
 
 	// Subscribe to peer identification before the DHT dials its bootstrap
 	// peers, so that the greeting reaches them too.
@@ -451,7 +458,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.sync.Close(), n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())

@@ -118,11 +118,13 @@ func TestChurnAndPartition(t *testing.T) {
 		t.Skip("20 nodes")
 	}
 	if raceEnabled {
-		// Under the race detector on a busy 2-core machine the join phase
-		// misses its bound: after a partition heals, a card changed during
-		// it crosses only by the greeting on new connections and the
-		// owner's re-broadcast (5 min); a sync on reconnection is missing.
-		t.Skip("the partition's join misses its bound under -race (no sync on reconnection yet)")
+		// Measured on a 2-core machine at a load average of 20 and more:
+		// under the race detector the starting point (every card
+		// everywhere within 150 s) is missed in most runs, some nodes
+		// left without a peer because their handshakes with the
+		// bootstrap peer time out; the partition's join, once reached,
+		// converged. Without the race detector the test passes.
+		t.Skip("the 20-node start misses its 150 s under -race on a loaded 2-core machine")
 	}
 	const n = 20
 	part := &partition{half: map[peer.ID]int{}}

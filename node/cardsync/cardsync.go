@@ -1,0 +1,466 @@
+package cardsync
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/service"
+	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/store"
+)
+
+// Fetch asks peer p for the signed cards it holds.
+type Fetch func(ctx context.Context, p peer.ID) ([]json.RawMessage, error)
+
+// Discover is the Fetch of adpnode nodes: adp.discover through cl with no
+// criteria and full detail, so every card the peer holds, best first, at
+// most adp.MaxDiscoverLimit (the reply bounded by cl's response limit).
+func Discover(cl *aitp.Client) Fetch {
+	return func(ctx context.Context, p peer.ID) ([]json.RawMessage, error) {
+		resp, err := service.Discover(ctx, cl, p, AllCards())
+		if err != nil {
+			return nil, err
+		}
+		out := make([]json.RawMessage, 0, min(len(resp.Results), adp.MaxDiscoverLimit))
+		for _, r := range resp.Results[:min(len(resp.Results), adp.MaxDiscoverLimit)] {
+			out = append(out, r.AgentCard)
+		}
+		return out, nil
+	}
+}
+
+// AllCards is the adp.discover request for every card a peer holds: no
+// criteria, no score floor, full detail, the largest limit.
+func AllCards() *adp.DiscoverRequest {
+	anyScore := 0.0
+	return &adp.DiscoverRequest{Limit: adp.MaxDiscoverLimit, MinScore: &anyScore, Detail: adp.DetailFull}
+}
+
+// Intake is the part of a node's intake (node/intake) a Syncer uses.
+type Intake interface {
+	Held(agentID string) *adp.Card
+	Admit(ctx context.Context, raw []byte, from intake.From) (*adp.Card, bool, error)
+}
+
+// Stats counts a Syncer's work since New.
+type Stats struct {
+	Syncs       uint64 // syncs run
+	Failed      uint64 // syncs whose fetch failed
+	Deferred    uint64 // connections within the interval, synced at its end
+	Dropped     uint64 // connections not synced: too many peers waiting
+	Newer       uint64 // cards newer than the held one, handed to the intake
+	Stored      uint64 // of those, cards that became the held card
+	Refused     uint64 // of those, cards the intake refused (check failed)
+	Skipped     uint64 // cards not newer (or unparsable), not verified
+	Behind      uint64 // syncs that found the peer without the own card
+	Republished uint64 // republications of the own card
+	Rounds      uint64 // anti-entropy rounds that picked a peer
+}
+
+// Syncer pulls newer cards from the peers a node connects to. It is safe
+// for concurrent use.
+type Syncer struct {
+	cfg   config
+	fetch Fetch
+	in    Intake
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	wake   chan struct{}
+
+	mu          sync.Mutex
+	last        map[peer.ID]time.Time // start of the last sync, per peer
+	due         map[peer.ID]time.Time // peers waiting, with the time they are due
+	running     map[peer.ID]bool
+	failures    map[peer.ID]int // consecutive failed syncs, per peer
+	republishAt time.Time       // zero: none asked for
+	republished time.Time       // the last republication
+	nextRound   time.Time       // the next anti-entropy round, when enabled
+
+	syncs, failed, deferred, dropped                      atomic.Uint64
+	newer, stored, refused, skipped, behind, reps, rounds atomic.Uint64
+
+	closeOnce sync.Once
+}
+
+// New starts a Syncer that fetches with fetch and admits through in.
+func New(fetch Fetch, in Intake, opts ...Option) (*Syncer, error) {
+	if fetch == nil || in == nil {
+		return nil, fmt.Errorf("%w: a fetch and an intake are required", ErrBadOption)
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Syncer{
+		cfg: cfg, fetch: fetch, in: in,
+		ctx: ctx, cancel: cancel,
+		wake:     make(chan struct{}, 1),
+		last:     make(map[peer.ID]time.Time),
+		due:      make(map[peer.ID]time.Time),
+		running:  make(map[peer.ID]bool),
+		failures: make(map[peer.ID]int),
+	}
+	if cfg.peers != nil {
+		s.nextRound = cfg.now().Add(s.jittered())
+	}
+	s.wg.Add(1)
+	go s.loop()
+	return s, nil
+}
+
+// Connected asks for a sync with p, which the node just connected to: at
+// once, or at the end of the interval since the last sync with p. A peer
+// already waiting or being synced is not asked for twice.
+func (s *Syncer) Connected(p peer.ID) {
+	s.mu.Lock()
+	if s.running[p] {
+		s.mu.Unlock()
+		return
+	}
+	if _, waiting := s.due[p]; !waiting {
+		if len(s.due) >= s.cfg.maxPending {
+			s.mu.Unlock()
+			s.dropped.Add(1)
+			return
+		}
+		at := s.cfg.now()
+		if last, ok := s.last[p]; ok && at.Sub(last) < s.cfg.interval {
+			at = last.Add(s.cfg.interval)
+			s.deferred.Add(1)
+		}
+		s.due[p] = at
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Behind asks for a republication of the own card: a peer was found
+// without it. It waits RepublishDelay, coalesces with the requests made
+// meanwhile and runs at most once per RepublishInterval. Without the
+// Republish option it does nothing.
+func (s *Syncer) Behind() {
+	if s.cfg.publish == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.republishAt.IsZero() {
+		at := s.cfg.now().Add(s.cfg.republishDelay)
+		if next := s.republished.Add(s.cfg.republishInterval); !s.republished.IsZero() && next.After(at) {
+			at = next
+		}
+		s.republishAt = at
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Stats returns the counters.
+func (s *Syncer) Stats() Stats {
+	return Stats{
+		Syncs: s.syncs.Load(), Failed: s.failed.Load(), Deferred: s.deferred.Load(), Dropped: s.dropped.Load(),
+		Newer: s.newer.Load(), Stored: s.stored.Load(), Refused: s.refused.Load(), Skipped: s.skipped.Load(),
+		Behind: s.behind.Load(), Republished: s.reps.Load(), Rounds: s.rounds.Load(),
+	}
+}
+
+// Close cancels the syncs in flight and waits for every goroutine. It is
+// idempotent and returns nil.
+func (s *Syncer) Close() error {
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+	})
+	return nil
+}
+
+func (s *Syncer) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop starts the syncs and the republication when they are due, and
+// sleeps until the next one is.
+func (s *Syncer) loop() {
+	defer s.wg.Done()
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		var peers []peer.ID
+		if s.roundDue() {
+			peers = s.cfg.peers() // a host call: outside s.mu
+		}
+		next := s.startDue(peers)
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
+		}
+		if next > 0 {
+			t.Reset(next)
+		}
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.wake:
+		case <-t.C:
+		}
+	}
+}
+
+// startDue starts every due sync a free slot allows, earliest first, and
+// the republication when due. It returns the wait until the next due
+// work, 0 when none waits (or only for a slot: a finishing sync wakes
+// the loop).
+func (s *Syncer) startDue(peers []peer.ID) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.cfg.now()
+	var next time.Duration
+	soonest := func(d time.Duration) {
+		if next == 0 || d < next {
+			next = d
+		}
+	}
+	if !s.nextRound.IsZero() {
+		if d := s.nextRound.Sub(now); d > 0 {
+			soonest(d)
+		} else {
+			s.nextRound = now.Add(s.jittered())
+			soonest(s.nextRound.Sub(now))
+			s.pickRound(now, peers)
+		}
+	}
+	if !s.republishAt.IsZero() {
+		if d := s.republishAt.Sub(now); d > 0 {
+			soonest(d)
+		} else {
+			s.republishAt, s.republished = time.Time{}, now
+			s.reps.Add(1)
+			s.goRun(s.republish)
+		}
+	}
+	for len(s.running) < s.cfg.maxInFlight {
+		var (
+			p     peer.ID
+			at    time.Time
+			found bool
+		)
+		for q, t := range s.due {
+			if !found || t.Before(at) {
+				p, at, found = q, t, true
+			}
+		}
+		if !found {
+			break
+		}
+		if d := at.Sub(now); d > 0 {
+			soonest(d)
+			break
+		}
+		delete(s.due, p)
+		s.running[p] = true
+		s.remember(p, now)
+		s.goRun(func() { s.run(p) })
+	}
+	return next
+}
+
+// roundDue reports whether an anti-entropy round is due.
+func (s *Syncer) roundDue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.nextRound.IsZero() && !s.nextRound.After(s.cfg.now())
+}
+
+// jittered is the wait until the next round: the round plus or minus a
+// quarter, so that the nodes of a network do not sync in step.
+func (s *Syncer) jittered() time.Duration {
+	q := s.cfg.round / 4
+	return s.cfg.round - q + rand.N(2*q+1)
+}
+
+// pickRound queues, for an anti-entropy round, the connected peer synced
+// least recently (one never synced first). s.mu is held.
+func (s *Syncer) pickRound(now time.Time, peers []peer.ID) {
+	var (
+		pick   peer.ID
+		oldest time.Time
+		found  bool
+	)
+	for _, p := range peers {
+		if _, waiting := s.due[p]; waiting || s.running[p] {
+			continue
+		}
+		last := s.last[p] // zero when never synced
+		if !found || last.Before(oldest) {
+			pick, oldest, found = p, last, true
+		}
+	}
+	if found && len(s.due) < s.cfg.maxPending {
+		s.due[pick] = later(now, oldest.Add(s.cfg.interval))
+		s.rounds.Add(1)
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// remember notes the start of a sync with p, forgetting old entries when
+// the memory is full. s.mu is held.
+func (s *Syncer) remember(p peer.ID, now time.Time) {
+	if len(s.last) >= maxRemembered {
+		for q, t := range s.last {
+			if now.Sub(t) >= s.cfg.interval {
+				delete(s.last, q)
+			}
+		}
+		if len(s.last) >= maxRemembered {
+			clear(s.last)
+		}
+	}
+	s.last[p] = now
+}
+
+// goRun runs f in a goroutine Close waits for.
+func (s *Syncer) goRun(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+// run syncs with p and frees its slot. A failed sync (on a loaded peer
+// the fetch can outlast the timeout) is tried again at the end of the
+// interval, at most maxRetries times in a row.
+func (s *Syncer) run(p peer.ID) {
+	if s.cfg.connected != nil && !s.cfg.connected(p) {
+		s.mu.Lock()
+		delete(s.running, p)
+		s.mu.Unlock()
+		s.poke()
+		return
+	}
+	err := s.Sync(s.ctx, p)
+	if err != nil {
+		s.cfg.log.Debug("card sync", "peer", p, "err", err)
+	}
+	s.mu.Lock()
+	delete(s.running, p)
+	switch {
+	case err == nil:
+		delete(s.failures, p)
+	case s.ctx.Err() == nil && s.failures[p] < maxRetries && len(s.due) < s.cfg.maxPending:
+		s.failures[p]++
+		if _, waiting := s.due[p]; !waiting {
+			s.due[p] = s.last[p].Add(s.cfg.interval)
+		}
+	default:
+		delete(s.failures, p)
+	}
+	if len(s.failures) > maxRemembered {
+		clear(s.failures)
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Sync runs the phases of one sync with p at once, whatever the interval
+// (the caller sets the pace: the node's start-up sync from its bootstrap
+// peers uses it), and returns the fetch's error. The fetch is bounded by
+// the Timeout; the admission, local work over at most MaxCards cards, by
+// ctx only (on a loaded node the store's writes are what takes time). Cards the intake refuses
+// are counted, not returned.
+func (s *Syncer) Sync(ctx context.Context, p peer.ID) error {
+	s.syncs.Add(1)
+	fctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	list, err := s.fetch(fctx, p)
+	cancel()
+	if err != nil {
+		s.failed.Add(1)
+		return err
+	}
+	list = list[:min(len(list), s.cfg.maxCards)]
+	newer, ownSeen := s.selectNewer(list)
+	from := intake.From{Source: store.SourceImport, Origin: adp.AgentID(p), GapsOnly: true}
+	for _, raw := range newer {
+		s.admit(ctx, raw, from)
+	}
+	if !ownSeen && len(list) < s.cfg.maxCards {
+		s.behind.Add(1)
+		s.Behind()
+	}
+	return nil
+}
+
+// selectNewer is phase 2: the entries that parse and supersede the held
+// card, unverified. ownSeen reports whether the list holds the own card
+// at its current version (or newer), when the Republish option is set.
+func (s *Syncer) selectNewer(list []json.RawMessage) (newer []json.RawMessage, ownSeen bool) {
+	var own *adp.Card
+	if s.cfg.own != nil {
+		own = s.cfg.own()
+	}
+	for _, raw := range list {
+		c, err := adp.ParseCard(raw)
+		if err != nil {
+			s.skipped.Add(1)
+			continue
+		}
+		if own != nil && c.ID == own.ID {
+			ownSeen = adp.Compare(c, own) >= 0
+			continue
+		}
+		if h := s.in.Held(c.ID); h != nil && adp.Compare(c, h) <= 0 {
+			s.skipped.Add(1)
+			continue
+		}
+		newer = append(newer, raw)
+	}
+	return newer, ownSeen || own == nil
+}
+
+// admit is phase 3: raw through the intake, which verifies it.
+func (s *Syncer) admit(ctx context.Context, raw []byte, from intake.From) {
+	s.newer.Add(1)
+	c, stored, err := s.in.Admit(ctx, raw, from)
+	switch {
+	case err != nil && c == nil:
+		s.refused.Add(1)
+		s.cfg.log.Debug("card sync: card refused", "peer", from.Origin, "err", err)
+	case err != nil:
+		s.cfg.log.Debug("card sync: keep card", "agent", c.ID, "err", err)
+	case stored:
+		s.stored.Add(1)
+	}
+}
+
+// republish is phase 4's action: the own card once more.
+func (s *Syncer) republish() {
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.timeout)
+	defer cancel()
+	if err := s.cfg.publish(ctx, s.cfg.own()); err != nil && ctx.Err() == nil {
+		s.cfg.log.Debug("card sync: republish own card", "err", err)
+	}
+}

@@ -1,0 +1,6 @@
+package cardsync
+
+import "errors"
+
+// ErrBadOption reports an invalid option.
+var ErrBadOption = errors.New("cardsync: bad option")
