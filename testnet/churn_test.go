@@ -1,3 +1,11 @@
+//go:build !race
+
+// The race detector slows 20 in-process nodes on a 2-core machine past
+// the test's own starting point (every card everywhere), measured at a
+// load average of 16 to 36: some nodes' handshakes with the bootstrap
+// peer time out. So this test is built without it, and .ci/run runs it
+// in a run of its own without -race, before the race run of every test.
+
 package testnet_test
 
 import (
@@ -85,13 +93,6 @@ func newest(nw *testnet.Network) error {
 	return nil
 }
 
-func seqOf(c *adp.Card) uint64 {
-	if c == nil || c.Seq == nil {
-		return 0
-	}
-	return *c.Seq
-}
-
 // each runs f on every index concurrently and joins the errors.
 func each(idx []int, f func(i int) error) error {
 	errs := make([]error, len(idx))
@@ -117,15 +118,6 @@ func TestChurnAndPartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20 nodes")
 	}
-	if raceEnabled {
-		// Measured on a 2-core machine at a load average of 20 and more:
-		// under the race detector the starting point (every card
-		// everywhere within 150 s) is missed in most runs, some nodes
-		// left without a peer because their handshakes with the
-		// bootstrap peer time out; the partition's join, once reached,
-		// converged. Without the race detector the test passes.
-		t.Skip("the 20-node start misses its 150 s under -race on a loaded 2-core machine")
-	}
 	const n = 20
 	part := &partition{half: map[peer.ID]int{}}
 	halfOf := func(i int) int { return i * 2 / n }
@@ -144,7 +136,7 @@ func TestChurnAndPartition(t *testing.T) {
 	}
 	defer nw.Close()
 	// The starting point, not the property under test: sized for a busy
-	// machine under the race detector.
+	// machine.
 	if err := nw.WaitPropagation(150 * time.Second); err != nil {
 		for i, nd := range nw.Nodes() {
 			if nd.CardCount() < n {
