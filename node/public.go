@@ -32,6 +32,9 @@ func (n *Node) servePublic() error {
 	if path, doc := n.DIDDocument(); doc != nil {
 		opts = append(opts, publichttp.WithDIDDocument(path, doc))
 	}
+	if h := n.catalogHandler(n.cfg.PublicURL); h != nil {
+		opts = append(opts, publichttp.WithCatalog(h))
+	}
 	srv, err := publichttp.New(n, opts...)
 	if err != nil {
 		return fmt.Errorf("node: public http: %w", err)
