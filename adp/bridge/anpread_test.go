@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"testing"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
 )
 
@@ -50,4 +51,34 @@ func TestFromANPPlainDescription(t *testing.T) {
 			t.Errorf("%s: accepted as %+v", bad, c)
 		}
 	}
+}
+
+// FuzzFromANP: whatever FromANP accepts is a card with a name that
+// encodes within adp.MaxCardSize, and reading the same bytes twice gives
+// the same card.
+func FuzzFromANP(f *testing.F) {
+	c, _ := signedCard(f)
+	d, err := bridge.ANPDescription(c, "https://dir.example.net")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(d)
+	f.Add([]byte(`{"@type":"ad:AgentDescription","name":"x","did":"did:wba:a.example","interfaces":[{"url":"https://a.example/rpc","protocol":"JSON-RPC"}]}`))
+	f.Add([]byte(`{"name":"x","ad:agentCard":{"tools":[{"name":"t"}],"skills":["a/b"]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := bridge.FromANP(data)
+		if err != nil {
+			return
+		}
+		b, err := c.MarshalJSON()
+		if err != nil || len(b) > adp.MaxCardSize || c.Name == "" {
+			t.Fatalf("accepted %q as a card that does not encode (%d octets, %v) or has no name", data, len(b), err)
+		}
+		again, err := bridge.FromANP(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2, _ := again.MarshalJSON()
+		requireSameJSON(t, "second read", b2, b)
+	})
 }
