@@ -27,23 +27,24 @@ func (n *Node) newWebRegistry() (*webreg.Registry, error) {
 	return r, nil
 }
 
-// catalogHandler is a directory's AI Catalog manifest and search (package
-// node/aicatalog) over its own discovery (scope local) and its web
-// registrations, the manifest linking to baseURL ("" = the request's
-// Host). Nil on a node that is not a directory.
+// catalogHandler is the AI Catalog manifest and search (package
+// node/aicatalog) over the node's own discovery (scope local) and, on a
+// directory, its web registrations, the manifest linking to baseURL (""
+// = the request's Host).
 func (n *Node) catalogHandler(baseURL string) http.Handler {
-	if n.webReg == nil {
-		return nil
-	}
-	var opts []aicatalog.Option
+	opts := []aicatalog.Option{aicatalog.WithLogger(n.log)}
 	if baseURL != "" {
 		opts = append(opts, aicatalog.WithURL(baseURL))
+	}
+	sources := []aicatalog.Source{heldSource{n}}
+	if n.webReg != nil {
+		sources = append(sources, n.webReg)
 	}
 	self := func() aicatalog.Self {
 		c := n.Card()
 		return aicatalog.Self{Name: c.Name, Description: c.Description, AgentID: c.ID}
 	}
-	return aicatalog.NewHandler(self, []aicatalog.Source{heldSource{n}, n.webReg}, append(opts, aicatalog.WithLogger(n.log))...)
+	return aicatalog.NewHandler(self, sources, opts...)
 }
 
 // WebRegistry is the directory's registry of web cards (nil on a node

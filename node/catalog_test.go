@@ -85,6 +85,16 @@ func TestWebCatalog(t *testing.T) {
 			t.Errorf("%s: the web card is not found: %+v", base, resp.Results)
 		}
 	}
+	// A node that is not a directory answers the search on its API, from
+	// its own cards, and takes no registrations.
+	for _, r := range search(peerNode.APIURL()).Results {
+		if r.Metadata["adpnode"].(map[string]any)["provenance"] == "web" {
+			t.Errorf("a plain node found a web card: %+v", r)
+		}
+	}
+	if status, _ := api(t, peerNode, http.MethodPost, webreg.RegisterPath, `{"url":"`+web.URL+`"}`); status == http.StatusCreated {
+		t.Errorf("a plain node took a web registration")
+	}
 	if status, body := apitest.Do(t, dir.PublicURL(), http.MethodGet, aicatalog.WellKnownPath, ""); status != http.StatusOK || !strings.Contains(body, aicatalog.MediaRegistry) {
 		t.Errorf("public manifest: %d %s", status, body)
 	}

@@ -32,8 +32,8 @@ func (n *Node) servePublic() error {
 	if path, doc := n.DIDDocument(); doc != nil {
 		opts = append(opts, publichttp.WithDIDDocument(path, doc))
 	}
-	if h := n.catalogHandler(n.cfg.PublicURL); h != nil {
-		opts = append(opts, publichttp.WithCatalog(h))
+	if n.cfg.Directory { // a search ranks every held card: only a directory offers it to anyone
+		opts = append(opts, publichttp.WithCatalog(n.catalogHandler(n.cfg.PublicURL)))
 	}
 	srv, err := publichttp.New(n, opts...)
 	if err != nil {
