@@ -114,7 +114,11 @@
 // server of package node/a2aserver (over the node's CallTool, which
 // serves an AITP request of the own agent in-process with the handler
 // that answers peers) at /a2a, the URL the served A2A card names; the
-// node closes both servers first when it closes. The node passes itself as its
+// node closes both servers first when it closes. The API also serves
+// the AI Catalog manifest and search of package node/aicatalog over the
+// node's local discovery; a directory adds its web registrations
+// (package node/webreg, whose POST route is on the local API only) and
+// serves the catalog on the public server too (catalog.go, public.go). The node passes itself as its
 // httpapi.Service, and its methods return the sentinel errors of package
 // node/nodeapi (re-exported here as [ErrClosed] and [ErrUnreachable]),
 // never an HTTP status. The API listens on a loopback address only,

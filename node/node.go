@@ -37,6 +37,7 @@ import (
 	"github.com/adpnode/adpnode/node/netview"
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/node/publichttp"
+	"github.com/adpnode/adpnode/node/webreg"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -64,6 +65,7 @@ type Node struct {
 	server *aitp.Server
 	client *aitp.Client
 	a2a    *a2aclient.Client // calls agents whose card lists an A2A endpoint (see a2a.go)
+	webReg *webreg.Registry  // a directory's web registrations (catalog.go); nil otherwise
 	dht    *dht.DHT
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
@@ -231,6 +233,12 @@ func New(cfg Config) (_ *Node, err error) {
 	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.reg))
 	closers = append(closers, n.client.Close)
 	n.a2a = a2aclient.New(a2aclient.WithPrivateAddresses(n.cfg.A2AAllowPrivate), a2aclient.WithLogger(n.log))
+	if n.webReg, err = n.newWebRegistry(); err != nil {
+		return nil, err
+	}
+	if n.webReg != nil {
+		closers = append(closers, n.webReg.Close)
+	}
 	closers = append(closers, n.a2a.Close)
 	if n.sync, err = n.newCardSync(); err != nil {
 		return nil, err
@@ -394,7 +402,7 @@ func (n *Node) serveAPI() error {
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
 		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithDIDDocument(n.DIDDocument()),
-		httpapi.WithA2A(n.a2aSrv.Handler()))
+		httpapi.WithA2A(n.a2aSrv.Handler()), httpapi.WithCatalog(n.catalogHandler("")), httpapi.WithWebRegistration(n.webRegHandler()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()
 		return errors.Join(fmt.Errorf("node: write api file: %w", err), mcpSrv.Close())
@@ -465,6 +473,9 @@ func (n *Node) Close() error {
 		}
 		cancel()
 		errs = append(errs, n.client.Close(), n.a2a.Close())
+		if n.webReg != nil {
+			errs = append(errs, n.webReg.Close())
+		}
 		if n.agent != nil {
 			n.agent.close()
 		}

@@ -32,6 +32,9 @@ func (n *Node) servePublic() error {
 	if path, doc := n.DIDDocument(); doc != nil {
 		opts = append(opts, publichttp.WithDIDDocument(path, doc))
 	}
+	if n.cfg.Directory { // a search ranks every held card: only a directory offers it to anyone
+		opts = append(opts, publichttp.WithCatalog(n.catalogHandler(n.cfg.PublicURL)))
+	}
 	srv, err := publichttp.New(n, opts...)
 	if err != nil {
 		return fmt.Errorf("node: public http: %w", err)

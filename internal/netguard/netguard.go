@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"syscall"
 	"time"
 )
@@ -29,6 +30,31 @@ func Check(a netip.Addr, allowPrivate bool) error {
 		return &AddrError{Addr: a, Private: true, reason: fmt.Sprintf("%s is a loopback or private address (allowed only when the node is configured to call them)", a)}
 	}
 	return nil
+}
+
+// CheckURL checks a URL a peer or client names before any connection:
+// http or https, a host, no user information, and when the host is an IP
+// literal, an address Check allows. Host names are checked when they
+// resolve, on every connection (Control, NewDialer), so a name cannot
+// point a client at a refused address. Refusals are *AddrError.
+func CheckURL(raw string, allowPrivate bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, &AddrError{reason: fmt.Sprintf("%q is not a URL", raw)}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, &AddrError{reason: fmt.Sprintf("%q: only http and https endpoints are called", raw)}
+	case u.Host == "" || u.Hostname() == "":
+		return nil, &AddrError{reason: fmt.Sprintf("%q has no host", raw)}
+	case u.User != nil:
+		return nil, &AddrError{reason: fmt.Sprintf("%q carries user information", raw)}
+	}
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+		if err := Check(a, allowPrivate); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
 }
 
 func isMetadata(a netip.Addr) bool {

@@ -129,3 +129,32 @@ func TestDialer(t *testing.T) {
 		t.Errorf("NewTransport dialling loopback: %v, want refused", err)
 	}
 }
+
+// TestCheckURL: only http and https URLs with a host and no user
+// information pass, and an IP literal host is judged by Check.
+func TestCheckURL(t *testing.T) {
+	for _, tt := range []struct {
+		url     string
+		private bool
+		ok      bool
+	}{
+		{"https://agents.example.com/card.json", false, true},
+		{"http://93.184.216.34:8080/a", false, true},
+		{"http://127.0.0.1:9/a", true, true},
+		{"http://127.0.0.1:9/a", false, false},
+		{"http://[fd00:ec2::254]/latest", true, false},
+		{"http://169.254.169.254/latest/meta-data", true, false},
+		{"ftp://agents.example.com/card.json", false, false},
+		{"https://user:pw@agents.example.com/", false, false},
+		{"https:///card.json", false, false},
+		{"%zz", false, false},
+	} {
+		_, err := netguard.CheckURL(tt.url, tt.private)
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckURL(%q, private %v) = %v, want ok %v", tt.url, tt.private, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, netguard.ErrRefused) {
+			t.Errorf("CheckURL(%q): %v does not wrap ErrRefused", tt.url, err)
+		}
+	}
+}

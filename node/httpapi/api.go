@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/internal/jsonerr"
+	"github.com/adpnode/adpnode/node/aicatalog"
+	"github.com/adpnode/adpnode/node/webreg"
 	"github.com/adpnode/adpnode/node/webui"
 	"github.com/adpnode/adpnode/node/wellknown"
 )
@@ -101,6 +103,13 @@ func newHandler(svc Service, cfg config) http.Handler {
 	}
 	if cfg.a2a != nil {
 		mux.Handle("POST "+A2APath, cfg.a2a)
+	}
+	if cfg.catalog != nil {
+		mux.Handle("GET "+aicatalog.WellKnownPath, cfg.catalog)
+		mux.Handle("POST "+aicatalog.SearchPath, cfg.catalog)
+	}
+	if cfg.webReg != nil {
+		mux.Handle("POST "+webreg.RegisterPath, cfg.webReg)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string

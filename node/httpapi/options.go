@@ -18,6 +18,8 @@ type config struct {
 	didPath string
 	didDoc  http.Handler
 	a2a     http.Handler
+	catalog http.Handler // GET aicatalog.WellKnownPath, POST aicatalog.SearchPath
+	webReg  http.Handler // POST webreg.RegisterPath
 	// heartbeat is the event streams' heartbeat interval; streams is set
 	// by NewServer, which closes it on Shutdown.
 	heartbeat time.Duration
@@ -58,6 +60,14 @@ const A2APath = "/a2a"
 // guards as every route, and names it in the A2A card at
 // /.well-known/agent-card.json (default: none).
 func WithA2A(h http.Handler) Option { return func(c *config) { c.a2a = h } }
+
+// WithCatalog serves h (a directory's aicatalog.Handler) at GET
+// aicatalog.WellKnownPath and POST aicatalog.SearchPath (default: none).
+func WithCatalog(h http.Handler) Option { return func(c *config) { c.catalog = h } }
+
+// WithWebRegistration serves h (a directory's webreg.Registry.Handler) at
+// POST webreg.RegisterPath (default: none).
+func WithWebRegistration(h http.Handler) Option { return func(c *config) { c.webReg = h } }
 
 // WithEventHeartbeat sets the interval of the heartbeat comment on
 // GET /v1/events streams (default 15s).

@@ -62,6 +62,7 @@ type config struct {
 	reg            prometheus.Registerer
 	now            func() time.Time
 	a2a            http.Handler // POST httpapi.A2APath; nil = read-only
+	catalog        http.Handler // GET aicatalog.WellKnownPath, POST aicatalog.SearchPath
 	didPath        string       // GET path of didDoc
 	didDoc         http.Handler
 }
@@ -99,6 +100,13 @@ func WithLimits(all, discover ratelimit.Config) Option {
 // that is not read-only, and names it in the A2A card it serves
 // (default: none, every route read-only).
 func WithA2A(h http.Handler) Option { return func(c *config) { c.a2a = h } }
+
+// WithCatalog serves h (a directory's aicatalog.Handler) at GET
+// aicatalog.WellKnownPath and POST aicatalog.SearchPath; a search is a
+// discovery, charged to the discovery rate limit as well as the
+// server's, and its body is bounded by the handler (aicatalog.MaxBodyBytes).
+// Default: none.
+func WithCatalog(h http.Handler) Option { return func(c *config) { c.catalog = h } }
 
 // WithDIDDocument serves the DID document h at GET path (the path the
 // agent's did:wba DID resolves to; default: none).

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/ratelimit"
+	"github.com/adpnode/adpnode/node/aicatalog"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/node/webui"
@@ -118,6 +120,10 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 	if cfg.didPath != "" && cfg.didDoc != nil {
 		mux.Handle("GET "+cfg.didPath, cfg.didDoc)
 	}
+	if cfg.catalog != nil {
+		mux.Handle("GET "+aicatalog.WellKnownPath, cfg.catalog)
+		mux.Handle("POST "+aicatalog.SearchPath, h.limitDiscover(cfg.catalog))
+	}
 	ui := webui.Handler(webui.ReadOnly(ViewPrefix))
 	mux.Handle("GET /{$}", ui)
 	mux.Handle("GET "+webui.AssetPrefix, ui)
@@ -125,12 +131,19 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/peers", h.peers)
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards", h.cards)
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards/{id}", h.card)
-	mux.HandleFunc("GET "+ViewPrefix+"/v1/discover", h.discoverAgents)
+	mux.Handle("GET "+ViewPrefix+"/v1/discover", h.limitDiscover(http.HandlerFunc(h.discoverAgents)))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, httpapi.NewError(http.StatusNotFound, "no such document: "+r.URL.Path))
 	})
 	all := ratelimit.NewGuard(ratelimit.GuardPublicHTTP, cfg.limits, m, cfg.now)
-	return guard(mux, all, cfg.a2a != nil, cfg.log), nil
+	var posts []string // the only routes that are not read-only
+	if cfg.a2a != nil {
+		posts = append(posts, httpapi.A2APath)
+	}
+	if cfg.catalog != nil {
+		posts = append(posts, aicatalog.SearchPath)
+	}
+	return guard(mux, all, posts, cfg.log), nil
 }
 
 // CheckURL reports whether u can be a WithURL value: an absolute http or
@@ -144,15 +157,15 @@ func CheckURL(u string) error {
 }
 
 // guard is what every request passes first: GET or HEAD only (and POST
-// to the A2A server when a2a is set), a bounded query, the source's rate
-// limit, then the headers every answer carries.
-func guard(next http.Handler, g *ratelimit.Guard, a2a bool, log *slog.Logger) http.Handler {
+// to the paths of posts: the A2A server, the catalog search), a bounded
+// query, the source's rate limit, then the headers every answer carries.
+func guard(next http.Handler, g *ratelimit.Guard, posts []string, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
-		a2aPost := a2a && r.Method == http.MethodPost && r.URL.Path == httpapi.A2APath
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !a2aPost {
+		post := r.Method == http.MethodPost && slices.Contains(posts, r.URL.Path)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
 			h.Set("Allow", "GET, HEAD")
 			httpapi.WriteError(w, httpapi.NewError(http.StatusMethodNotAllowed, r.Method+" not allowed: this server is read-only"))
 			return
@@ -168,6 +181,19 @@ func guard(next http.Handler, g *ratelimit.Guard, a2a bool, log *slog.Logger) ht
 			return
 		}
 		h.Set("Access-Control-Allow-Origin", "*")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitDiscover charges a request to the discovery rate limit before
+// next answers it.
+func (h *handler) limitDiscover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip := sourceIP(r)
+		if ok, wait, _ := h.discover.Allow(ip.String(), ip); !ok {
+			refuse(w, wait)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }

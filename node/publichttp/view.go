@@ -198,14 +198,9 @@ func parseDiscover(q url.Values) (*adp.DiscoverRequest, error) {
 }
 
 // discoverAgents ranks the cards this node holds (scope local: a public
-// request never makes the node ask the network), under the discovery
-// rate limit.
+// request never makes the node ask the network); it is mounted behind
+// the discovery rate limit (limitDiscover).
 func (h *handler) discoverAgents(w http.ResponseWriter, r *http.Request) {
-	ip := sourceIP(r)
-	if ok, wait, _ := h.discover.Allow(ip.String(), ip); !ok {
-		refuse(w, wait)
-		return
-	}
 	req, err := parseDiscover(r.URL.Query())
 	if err != nil {
 		httpapi.WriteError(w, err)
