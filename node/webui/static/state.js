@@ -27,6 +27,14 @@ const listeners = new Set();
 export function onState(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 function changed() { for (const fn of listeners) fn(state); }
 
+// readNetwork reads GET /v1/network, or null where the API does not
+// serve it: never asked of a public server's read-only API (package
+// node/publichttp serves no network view), where the browser would log
+// the 404 as an error.
+function readNetwork() {
+  return readOnly ? Promise.resolve(null) : api('/v1/network').catch(() => null);
+}
+
 let refreshing = null, again = false;
 // refresh reads status, peers, cards and network again (coalescing
 // bursts).
@@ -37,7 +45,7 @@ export async function refresh() {
       again = false;
       try {
         const [st, peers, cards, network] = await Promise.all([api('/v1/status'), api('/v1/peers'), api('/v1/cards'),
-          api('/v1/network').catch(() => null)]);
+          readNetwork()]);
         state.status = st; state.peers = peers.peers || []; state.cards = cards.cards || []; state.network = network;
         state.error = null;
       } catch (e) { state.error = String(e.message || e); }
