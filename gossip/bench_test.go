@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/poll"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
 
@@ -31,6 +36,7 @@ type benchNet struct {
 	nw    *p2pnet.Network
 	dhts  []*dht.DHT
 	nodes []*node
+	drops drops
 }
 
 func newBenchNet(b *testing.B) *benchNet {
@@ -68,15 +74,19 @@ func newBenchNet(b *testing.B) *benchNet {
 	if err := errors.Join(errs...); err != nil {
 		b.Fatal(err)
 	}
-	bn.nodes = startNodes(b, nw, 0, benchNodes)
-	polltest.For(b, 2*time.Minute, "meshes built", func() bool {
-		for _, n := range bn.nodes {
+	bn.nodes = startNodes(b, nw, 0, benchNodes, gossip.PubSubOptions(pubsub.WithRawTracer(&bn.drops)))
+	polltest.Until(b, 2*time.Minute, func() error {
+		var short []string
+		for i, n := range bn.nodes {
 			peers := len(n.g.Peers())
 			if peers == 0 || n.g.MeshSize() < min(peers, 4) {
-				return false
+				short = append(short, fmt.Sprintf("%d: mesh %d of %d peers, %d conns", i, n.g.MeshSize(), peers, len(n.h.Network().Peers())))
 			}
 		}
-		return true
+		if len(short) > 0 {
+			return fmt.Errorf("meshes not built: %v", short)
+		}
+		return nil
 	})
 	return bn
 }
@@ -90,7 +100,8 @@ func newBenchNet(b *testing.B) *benchNet {
 // routers and connections, is a message of the same size on a topic
 // without the card validator or a sink; 100%/base, the median of the
 // per-iteration ratios, says what the card path costs on top of plain
-// GossipSub.
+// GossipSub. rpc-drops counts the RPCs the routers dropped since the
+// network started (a peer's queue full, or no stream to it yet).
 func BenchmarkCardPropagation(b *testing.B) {
 	bn := newBenchNet(b)
 	ctx := context.Background()
@@ -112,13 +123,17 @@ func BenchmarkCardPropagation(b *testing.B) {
 		if err := owner.g.Publish(ctx, card); err != nil {
 			b.Fatal(err)
 		}
-		polltest.For(b, 30*time.Second, "card everywhere", func() bool {
+		polltest.Until(b, 30*time.Second, func() error {
+			got := 0
 			for _, n := range bn.nodes {
-				if n != owner && n.store.seq(owner.agent()) != seq {
-					return false
+				if n != owner && n.store.seq(owner.agent()) == seq {
+					got++
 				}
 			}
-			return true
+			if got < len(bn.nodes)-1 {
+				return fmt.Errorf("card at %d of %d nodes (RPCs dropped so far: %d)", got, len(bn.nodes)-1, bn.drops.n.Load())
+			}
+			return nil
 		})
 		var lat []time.Duration
 		for _, n := range bn.nodes {
@@ -145,6 +160,7 @@ func BenchmarkCardPropagation(b *testing.B) {
 	b.ReportMetric(ms(median(bp95)), "base-ms-95%")
 	b.ReportMetric(ms(median(bp100)), "base-ms-100%")
 	b.ReportMetric(float64(median(ratio))/1000, "100%/base")
+	b.ReportMetric(float64(bn.drops.n.Load()), "rpc-drops")
 }
 
 // spread returns the first, 95th percentile and last of latencies.
@@ -159,6 +175,7 @@ type baseline struct {
 	topics  []*pubsub.Topic
 	mu      sync.Mutex
 	arrived map[string][]time.Time // payload id -> arrival per node
+	drops   *drops
 	seq     int
 }
 
@@ -166,7 +183,7 @@ const baselineTopic = "/adp/bench/baseline"
 
 func newBaseline(b *testing.B, bn *benchNet) *baseline {
 	b.Helper()
-	bl := &baseline{arrived: make(map[string][]time.Time)}
+	bl := &baseline{arrived: make(map[string][]time.Time), drops: &bn.drops}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	b.Cleanup(func() { cancel(); wg.Wait() })
@@ -198,18 +215,39 @@ func newBaseline(b *testing.B, bn *benchNet) *baseline {
 			}
 		})
 	}
-	polltest.For(b, time.Minute, "baseline topic peers", func() bool {
+	// Every node knows every peer's subscription: a publication skips a
+	// peer whose subscription it has not heard of.
+	polltest.Until(b, time.Minute, func() error {
 		for i, n := range bn.nodes {
-			if len(bl.topics[i].ListPeers()) < min(len(n.g.Peers()), 4) {
-				return false
+			if got, want := len(bl.topics[i].ListPeers()), len(n.g.Peers()); got < want {
+				return fmt.Errorf("node %d knows %d of %d baseline subscriptions", i, got, want)
 			}
 		}
-		return true
+		return nil
 	})
-	// Warm up: the first message rides on a mesh that may still be forming.
-	for k := range 3 {
-		bl.send(b, k, 100)
-	}
+	// Warm up until three messages in a row reach every node. One
+	// published while the meshes still form reaches the nodes its mesh
+	// and the gossip window (three heartbeats) cover, and never the
+	// others: a wait for it everywhere would time out.
+	sent, inRow := 0, 0
+	polltest.Until(b, 2*time.Minute, func() error {
+		k := sent % 3
+		sent++
+		id, _ := bl.publish(b, k, 100)
+		err := poll.Until(context.Background(), 5*time.Second, func() error {
+			_, err := bl.arrivals(id, k)
+			return err
+		})
+		bl.forget(id)
+		if err != nil {
+			inRow = 0
+			return fmt.Errorf("warm-up message %d: %w", sent, err)
+		}
+		if inRow++; inRow < 3 {
+			return fmt.Errorf("warm-up: %d messages in a row everywhere, want 3", inRow)
+		}
+		return nil
+	})
 	return bl
 }
 
@@ -217,35 +255,57 @@ func newBaseline(b *testing.B, bn *benchNet) *baseline {
 // latency at every other node.
 func (bl *baseline) send(b *testing.B, k, size int) []time.Duration {
 	b.Helper()
+	id, start := bl.publish(b, k, size)
+	var at []time.Time
+	polltest.Until(b, 30*time.Second, func() error {
+		var err error
+		at, err = bl.arrivals(id, k)
+		return err
+	})
+	bl.forget(id)
+	lat := make([]time.Duration, 0, len(at))
+	for _, t := range at {
+		lat = append(lat, t.Sub(start))
+	}
+	return lat
+}
+
+// publish publishes a new message of size octets from node k and returns
+// its id and when it was published.
+func (bl *baseline) publish(b *testing.B, k, size int) (id string, start time.Time) {
+	b.Helper()
 	bl.seq++
 	data := make([]byte, max(size, 16))
 	copy(data, fmt.Sprintf("%016d", bl.seq))
-	id := string(data[:16])
-	start := time.Now()
+	start = time.Now()
 	if err := bl.topics[k].Publish(context.Background(), data); err != nil {
 		b.Fatal(err)
 	}
-	polltest.For(b, 30*time.Second, "baseline message everywhere", func() bool {
-		bl.mu.Lock()
-		defer bl.mu.Unlock()
-		got := 0
-		for i, at := range bl.arrived[id] {
-			if i != k && !at.IsZero() {
-				got++
-			}
-		}
-		return got == len(bl.topics)-1
-	})
+	return string(data[:16]), start
+}
+
+// arrivals returns when message id arrived at every node but its
+// publisher k, or an error saying how many it reached so far.
+func (bl *baseline) arrivals(id string, k int) ([]time.Time, error) {
 	bl.mu.Lock()
 	defer bl.mu.Unlock()
-	var lat []time.Duration
-	for i, at := range bl.arrived[id] {
-		if i != k {
-			lat = append(lat, at.Sub(start))
+	var at []time.Time
+	for i, t := range bl.arrived[id] {
+		if i != k && !t.IsZero() {
+			at = append(at, t)
 		}
 	}
+	if len(at) < len(bl.topics)-1 {
+		return nil, fmt.Errorf("baseline message at %d of %d nodes (RPCs dropped so far: %d)", len(at), len(bl.topics)-1, bl.drops.n.Load())
+	}
+	return at, nil
+}
+
+// forget drops the arrivals of message id.
+func (bl *baseline) forget(id string) {
+	bl.mu.Lock()
+	defer bl.mu.Unlock()
 	delete(bl.arrived, id)
-	return lat
 }
 
 // BenchmarkDHTGetCard has every node put its card, then gets a card of
@@ -340,3 +400,26 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// drops counts the RPCs the routers of a benchNet dropped because a
+// peer's outbound queue was full: a message that is dropped on every
+// path to a node never reaches it.
+type drops struct{ n atomic.Int64 }
+
+var _ pubsub.RawTracer = (*drops)(nil)
+
+func (d *drops) DropRPC(*pubsub.RPC, peer.ID)           { d.n.Add(1) }
+func (*drops) OnNewOutboundStream(peer.ID, protocol.ID) {}
+func (*drops) OnClosedOutboundStream(peer.ID)           {}
+func (*drops) Join(string)                              {}
+func (*drops) Leave(string)                             {}
+func (*drops) Graft(peer.ID, string)                    {}
+func (*drops) Prune(peer.ID, string)                    {}
+func (*drops) ValidateMessage(*pubsub.Message)          {}
+func (*drops) DeliverMessage(*pubsub.Message)           {}
+func (*drops) RejectMessage(*pubsub.Message, string)    {}
+func (*drops) DuplicateMessage(*pubsub.Message)         {}
+func (*drops) ThrottlePeer(peer.ID)                     {}
+func (*drops) RecvRPC(*pubsub.RPC)                      {}
+func (*drops) SendRPC(*pubsub.RPC, peer.ID)             {}
+func (*drops) UndeliverableMessage(*pubsub.Message)     {}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/liveness"
 )
 
 // CallPeer exposes the node's call path below agent-id resolution, so that
@@ -35,3 +36,6 @@ func (n *Node) SetDIDResolverClient(c *http.Client) {
 	n.did.resolver = didwba.NewResolver(didwba.WithHTTPClient(c))
 	n.did.auth = didwba.NewAuthenticator(ed25519.PrivateKey(raw), didwba.WithResolver(n.did.resolver))
 }
+
+// Liveness is what the node observed of agentID (package node/liveness).
+func (n *Node) Liveness(agentID string) liveness.State { return n.live.Get(agentID) }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/network"
-
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
@@ -241,18 +239,9 @@ func TestInvokeByCardAddresses(t *testing.T) {
 	if len(eps) == 0 || eps[0] != addrOf(t, a) {
 		t.Fatalf("card endpoints %v, want the listen addresses %v", eps, a.Addrs())
 	}
-	polltest.For(t, 20*time.Second, "b holds a's card with its addresses", func() bool {
-		rec, err := b.LookupCard(context.Background(), a.AgentID())
-		return err == nil && *rec.Card.Seq == *a.Card().Seq
-	})
 	// Forget a: no connection, no addresses. (A fresh association: the
 	// first call goes out on a new stream.)
-	b.Host().Peerstore().ClearAddrs(a.PeerID())
-	b.Host().Network().ClosePeer(a.PeerID())
-	polltest.For(t, 10*time.Second, "b disconnected from a", func() bool {
-		return b.Host().Network().Connectedness(a.PeerID()) != network.Connected
-	})
-	b.Host().Peerstore().ClearAddrs(a.PeerID())
+	forgetPeer(t, a, b)
 	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
 		t.Fatalf("invoke after forgetting the addresses: %v", err)
 	}

@@ -28,7 +28,8 @@
 // Security Policy that allows only the page's own scripts.
 //
 // With the ReadOnly option (package node/publichttp, the public server)
-// the page reads its API under another base, by GET only, and offers no
+// the page reads its API under another base, by GET only (never
+// /v1/network, which the public server does not serve), and offers no
 // Invoke view and no event stream; it learns this from a meta tag
 // (ReadOnlyMeta) the handler adds to index.html.
 //
