@@ -62,7 +62,7 @@ type Stats struct {
 	Refused     uint64 // of those, cards the intake refused (check failed)
 	Skipped     uint64 // cards not newer (or unparsable), not verified
 	Behind      uint64 // syncs that found the peer without the own card
-	Republished uint64 // republications of the own card
+	Republished uint64 // republications of the own card, counted once published
 	Rounds      uint64 // anti-entropy rounds that picked a peer
 }
 
@@ -252,7 +252,6 @@ func (s *Syncer) startDue(peers []peer.ID) time.Duration {
 			soonest(d)
 		} else {
 			s.republishAt, s.republished = time.Time{}, now
-			s.reps.Add(1)
 			s.goRun(s.republish)
 		}
 	}
@@ -460,7 +459,11 @@ func (s *Syncer) admit(ctx context.Context, raw []byte, from intake.From) {
 func (s *Syncer) republish() {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.timeout)
 	defer cancel()
-	if err := s.cfg.publish(ctx, s.cfg.own()); err != nil && ctx.Err() == nil {
+	err := s.cfg.publish(ctx, s.cfg.own())
+	if err == nil {
+		// Counted once published, so that Stats never runs ahead of it.
+		s.reps.Add(1)
+	} else if ctx.Err() == nil {
 		s.cfg.log.Debug("card sync: republish own card", "err", err)
 	}
 }
