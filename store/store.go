@@ -171,9 +171,7 @@ func (s *Store) load() error {
 			}
 			// Tenure starts again at Open: the record keeps the last receipt only.
 			s.adm.touch(rec.AgentID, rec.Source, rec.ReceivedAt, rec.ExpiresAt)
-			if _, raw, err := decodeRecord(v); err == nil {
-				size += int64(len(raw))
-			}
+			size += int64(len(rec.Card.Raw()))
 			live++
 		}
 		return nil
