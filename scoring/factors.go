@@ -95,11 +95,14 @@ func (c *Model) FieldWeightsFor(avg *[NumFields]float64) [NumFields]float64 {
 	return w
 }
 
-// FieldNorm is weight / (1 - b + b * len / avglen) of one field, with
-// the weight of FieldWeightsFor.
-func (c *Model) FieldNorm(f int, l uint16, avg *[NumFields]float64) float64 {
-	w := c.FieldWeightsFor(avg)
-	return c.fieldNorm(w[f], f, l, avg)
+// Norm is weight / (1 - b + b * len / avglen) of field f at length l,
+// with the weights of t: tabulated below normTableLen, computed above.
+// t must have been filled (FillNorms) for avg.
+func (c *Model) Norm(t *NormTable, f int, l uint16, avg *[NumFields]float64) float64 {
+	if l < normTableLen {
+		return t.norm[f][l]
+	}
+	return c.fieldNorm(t.weight[f], f, l, avg)
 }
 
 func (c *Model) fieldNorm(w float64, f int, l uint16, avg *[NumFields]float64) float64 {
@@ -154,14 +157,7 @@ func (c *Model) PseudoTF(packed uint16, lens []uint16, avg *[NumFields]float64, 
 		if tf == 0 {
 			continue
 		}
-		l := lens[f]
-		var wn float64
-		if l < normTableLen {
-			wn = t.norm[f][l]
-		} else {
-			wn = c.fieldNorm(t.weight[f], f, l, avg)
-		}
-		s += float64(tf) * wn
+		s += float64(tf) * c.Norm(t, f, lens[f], avg)
 	}
 	return s
 }

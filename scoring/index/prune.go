@@ -23,7 +23,7 @@ type queryTerm struct {
 // largest pseudo term frequency its bound allows (largest tf, shortest
 // field). It never undercuts a real contribution, since both the field
 // normalization and saturate grow with tf and shrink with length.
-func termBounds(c *scoring.Model, qt *queryTerm, avg *[scoring.NumFields]float64, exAvg float64) (ctx, ex float64) {
+func termBounds(c *scoring.Model, qt *queryTerm, norms *scoring.NormTable, avg *[scoring.NumFields]float64, exAvg float64) (ctx, ex float64) {
 	if qt.po == nil {
 		return 0, 0
 	}
@@ -32,7 +32,7 @@ func termBounds(c *scoring.Model, qt *queryTerm, avg *[scoring.NumFields]float64
 		tf := 0.0
 		for f := range scoring.NumFields {
 			if b.maxTF[f] > 0 {
-				tf += float64(b.maxTF[f]) * c.FieldNorm(f, b.minLen[f], avg)
+				tf += float64(b.maxTF[f]) * c.Norm(norms, f, b.minLen[f], avg)
 			}
 		}
 		ctx = qt.IDF * c.Saturate(tf)

@@ -203,7 +203,7 @@ func (sr *searcher) planTerms() {
 		if tn, ok := x.terms[t.Text]; ok {
 			qts[i].po = &x.post[tn]
 		}
-		qts[i].ubCtx, qts[i].ubEx = termBounds(x.cfg, &qts[i], avg, exAvg)
+		qts[i].ubCtx, qts[i].ubEx = termBounds(x.cfg, &qts[i], &s.norms, avg, exAvg)
 	}
 	sr.qts = qts
 	sr.tq = textQuery{qts: qts, idfSum: idfSum, exIdfSum: exIdfSum, avg: avg, norms: &s.norms, exAvg: exAvg}
