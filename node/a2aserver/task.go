@@ -25,16 +25,18 @@ func (s state) terminal() bool {
 	return s == stateCompleted || s == stateFailed || s == stateCanceled
 }
 
+// stateNames are each state as A2A 1.0 and 0.3 write it.
+var stateNames = map[state][2]string{
+	stateSubmitted: {"TASK_STATE_SUBMITTED", "submitted"},
+	stateWorking:   {"TASK_STATE_WORKING", "working"},
+	stateCompleted: {"TASK_STATE_COMPLETED", "completed"},
+	stateFailed:    {"TASK_STATE_FAILED", "failed"},
+	stateCanceled:  {"TASK_STATE_CANCELED", "canceled"},
+}
+
 // name is s as each version writes it.
 func (s state) name(version string) string {
-	names := map[state][2]string{
-		stateSubmitted: {"TASK_STATE_SUBMITTED", "submitted"},
-		stateWorking:   {"TASK_STATE_WORKING", "working"},
-		stateCompleted: {"TASK_STATE_COMPLETED", "completed"},
-		stateFailed:    {"TASK_STATE_FAILED", "failed"},
-		stateCanceled:  {"TASK_STATE_CANCELED", "canceled"},
-	}
-	n := names[s]
+	n := stateNames[s]
 	if version == Version03 {
 		return n[1]
 	}
