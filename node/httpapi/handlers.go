@@ -77,12 +77,12 @@ func ViewCard(rec *store.Record, now time.Time) CardView {
 const maxListCards = 10000
 
 func (a *api) listCards(w http.ResponseWriter, r *http.Request) {
-	limit, err := queryInt(r, "limit", maxListCards, 1, maxListCards)
+	limit, err := QueryInt(r.URL.Query(), "limit", maxListCards, 1, maxListCards)
 	if err != nil {
 		writeAPIError(w, err)
 		return
 	}
-	offset, err := queryInt(r, "offset", 0, 0, 1<<31-1)
+	offset, err := QueryInt(r.URL.Query(), "offset", 0, 0, 1<<31-1)
 	if err != nil {
 		writeAPIError(w, err)
 		return
@@ -95,9 +95,11 @@ func (a *api) listCards(w http.ResponseWriter, r *http.Request) {
 	writeAPIJSON(w, http.StatusOK, out)
 }
 
-// queryInt reads an integer query parameter in [lo, hi], def when absent.
-func queryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
-	s := r.URL.Query().Get(name)
+// QueryInt reads the integer query parameter name of q in [lo, hi], def
+// when absent; anything else is a 400 that names the parameter and its
+// range.
+func QueryInt(q url.Values, name string, def, lo, hi int) (int, error) {
+	s := q.Get(name)
 	if s == "" {
 		return def, nil
 	}

@@ -97,12 +97,12 @@ func (h *handler) peers(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) cards(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, err := intParam(q, "limit", MaxViewCards, 1, MaxViewCards)
+	limit, err := httpapi.QueryInt(q, "limit", MaxViewCards, 1, MaxViewCards)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
-	offset, err := intParam(q, "offset", 0, 0, 1<<31-1)
+	offset, err := httpapi.QueryInt(q, "offset", 0, 0, 1<<31-1)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
@@ -177,7 +177,7 @@ func parseDiscover(q url.Values) (*adp.DiscoverRequest, error) {
 			return nil, httpapi.NewError(http.StatusBadRequest, "query parameter "+k+" given more than once")
 		}
 	}
-	limit, err := intParam(q, "limit", 10, 1, MaxDiscoverLimit)
+	limit, err := httpapi.QueryInt(q, "limit", 10, 1, MaxDiscoverLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -214,19 +214,6 @@ func (h *handler) discoverAgents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, resp)
-}
-
-// intParam reads an integer query parameter in [lo, hi], def when absent.
-func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	s := q.Get(name)
-	if s == "" {
-		return def, nil
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < lo || v > hi {
-		return 0, httpapi.NewError(http.StatusBadRequest, "query parameter "+name+" must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
-	}
-	return v, nil
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
