@@ -212,9 +212,13 @@ func parseValue(s string) (string, string, error) {
 		case c == '"':
 			return b.String(), s[i+1:], nil
 		case c == '\\' && i+1 < len(s):
-			i++
+			// A quoted-pair escapes HTAB, SP, VCHAR or obs-text only
+			// (RFC 9110, 5.6.4), never a control character.
+			if i++; isCtl(s[i]) {
+				return "", s, fmt.Errorf("%w: control character in a value", ErrBadHeader)
+			}
 			b.WriteByte(s[i])
-		case c < 0x20 && c != '\t' || c == 0x7f:
+		case isCtl(c):
 			return "", s, fmt.Errorf("%w: control character in a value", ErrBadHeader)
 		default:
 			b.WriteByte(c)
@@ -222,6 +226,9 @@ func parseValue(s string) (string, string, error) {
 	}
 	return "", s, fmt.Errorf("%w: unterminated quoted string", ErrBadHeader)
 }
+
+// isCtl reports a control character other than HTAB (RFC 5234 CTL).
+func isCtl(c byte) bool { return c < 0x20 && c != '\t' || c == 0x7f }
 
 // isTokenChar reports a tchar (RFC 9110, 5.6.2).
 func isTokenChar(c byte) bool {
