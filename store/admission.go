@@ -100,44 +100,38 @@ func newAdmission(maxCards int, share float64) *admission {
 
 func pinnedSource(src Source) bool { return src == SourceSelf || src == SourceImport }
 
-// isHeld reports whether id is in the live set (or reserved for a put in
-// flight).
-func (a *admission) isHeld(id string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, ok := a.held[id]
-	return ok
-}
-
-// admit reserves a place for a new agent's card: it returns the agents to
-// evict first, or the refusal reason when the card may not enter. A place
-// reserved for a put that then does not store the card is given back with
-// remove.
-func (a *admission) admit(e *admitEntry, now time.Time) (victims []string, refused string) {
+// admit reserves a place for a new agent's card. It reports whether it
+// reserved one (false when id is already in the live set, or reserved by
+// a put in flight: that put owns the place), the agents to evict first,
+// or the refusal reason when the card may not enter. The check and the
+// reservation are one step under the lock, so of two concurrent first
+// puts of one agent exactly one reserves. A reservation that a put then
+// does not fill is given back with remove.
+func (a *admission) admit(e *admitEntry, now time.Time) (reserved bool, victims []string, refused string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.held[e.id]; ok {
-		return nil, ""
+		return false, nil, ""
 	}
 	switch {
 	case a.max > 0 && e.net != "" && !e.pinned && a.perNet[e.net] >= a.quota:
 		// The newcomer may only take the place of a card of its own network.
 		v := a.weakest(e, now, func(h *admitEntry) bool { return h.net == e.net })
 		if v == nil {
-			return nil, RefusedNetwork
+			return false, nil, RefusedNetwork
 		}
 		victims = append(victims, v.id)
 		a.drop(v)
 	case a.max > 0 && len(a.held) >= a.max:
 		v := a.weakest(e, now, nil)
 		if v == nil {
-			return nil, RefusedFull
+			return false, nil, RefusedFull
 		}
 		victims = append(victims, v.id)
 		a.drop(v)
 	}
 	a.insert(e)
-	return victims, ""
+	return true, victims, ""
 }
 
 // weakest returns the weakest unpinned held card that match accepts (nil:

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,5 +151,40 @@ func TestMaxCardsAtOpen(t *testing.T) {
 	// Equal tenure: the cards first seen last go first.
 	if s.Held(own.ID) == nil || s.Held(cards[0].ID) == nil || s.Held(cards[1].ID) == nil || s.Held(cards[3].ID) != nil {
 		t.Fatal("wrong cards evicted at open")
+	}
+}
+
+// TestConcurrentFirstPutsKeepTheBound puts one new card from many
+// goroutines at once, then fills the store: the bound must still count
+// that card. A put that lost the race for the first reservation used to
+// believe it had reserved, and gave the place of the stored card back
+// when its own put was ignored, so the store later took one card more
+// than its bound.
+func TestConcurrentFirstPutsKeepTheBound(t *testing.T) {
+	const rounds, writers = 20, 8
+	for r := range rounds {
+		s := openMem(t, store.WithMaxCards(2))
+		a := makeCard(t, newKey(t), cardSpec{seq: 1})
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if _, err := s.PutCard(context.Background(), a, store.SourceGossip, "test"); err != nil {
+					t.Errorf("round %d: put of a: %v", r, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		put(t, s, makeCard(t, newKey(t), cardSpec{seq: 1}), store.SourceGossip)
+		if _, err := putFrom(s, makeCard(t, newKey(t), cardSpec{seq: 1}), store.SourceGossip, ""); !errors.Is(err, store.ErrFull) {
+			t.Fatalf("round %d: third agent into a store bounded at 2: err %v, want ErrFull (count %d)", r, err, s.Count())
+		}
+		if n := s.Count(); n != 2 {
+			t.Fatalf("round %d: %d cards held, bound 2", r, n)
+		}
 	}
 }

@@ -68,13 +68,14 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 	h := header{Source: src, Origin: origin, ReceivedAt: now, ExpiresAt: now.Add(ttl)}
 
 	reserved := false
-	if !revocation && !s.adm.isHeld(id) {
-		victims, refused := s.adm.admit(&admitEntry{id: id, firstSeen: now, received: now, expires: h.ExpiresAt, net: po.network, pinned: pinnedSource(src)}, now)
+	if !revocation {
+		var victims []string
+		var refused string
+		reserved, victims, refused = s.adm.admit(&admitEntry{id: id, firstSeen: now, received: now, expires: h.ExpiresAt, net: po.network, pinned: pinnedSource(src)}, now)
 		if refused != "" {
 			s.cfg.metrics.Refused(refused)
 			return false, fmt.Errorf("%w: %s: %s", ErrFull, refused, id)
 		}
-		reserved = true
 		if err := s.evict(victims); err != nil {
 			s.adm.remove(id)
 			return false, err
