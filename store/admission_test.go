@@ -156,10 +156,11 @@ func TestMaxCardsAtOpen(t *testing.T) {
 
 // TestConcurrentFirstPutsKeepTheBound puts one new card from many
 // goroutines at once, then fills the store: the bound must still count
-// that card. A put that lost the race for the first reservation used to
-// believe it had reserved, and gave the place of the stored card back
-// when its own put was ignored, so the store later took one card more
-// than its bound.
+// that card. Two orders lost it: a put that lost the race for the
+// reservation believed it had reserved, and a put that did reserve but
+// was ignored (another put of the same card stored it first) gave the
+// place back; either way the store later took one card more than its
+// bound.
 func TestConcurrentFirstPutsKeepTheBound(t *testing.T) {
 	const rounds, writers = 20, 8
 	for r := range rounds {

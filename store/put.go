@@ -141,14 +141,16 @@ func FromNetwork(net string) PutOption {
 // account brings the bound's view of the live set in step with a put:
 // a stored or refreshed card is a receipt, a revocation of a live card a
 // removal, and a place reserved for a card that was not stored is given
-// back.
+// back unless a live card of the agent is held all the same (a
+// concurrent put of the same card, which did not reserve, stored it
+// first).
 func (s *Store) account(id string, src Source, h header, res putResult, reserved bool) {
 	switch {
 	case res.outcome == OutcomeRevoked:
 		s.adm.remove(id)
 	case res.change != nil && (res.change.Kind == Upserted || res.change.Kind == Refreshed):
 		s.adm.touch(id, src, h.ReceivedAt, h.ExpiresAt)
-	case reserved:
+	case reserved && !res.live:
 		s.adm.remove(id)
 	}
 }
@@ -165,6 +167,7 @@ type putResult struct {
 	delta   int64   // change in the live card count
 	bytes   int64   // change in the live cards' encoded size
 	change  *Change // for subscribers, nil when the live set did not change
+	live    bool    // a live card of the agent is held after the put
 }
 
 func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h header, revocation bool, hint *adp.Card) (putResult, error) {
@@ -186,7 +189,7 @@ func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h he
 	if cur != nil {
 		if cmp := adp.Compare(c, cur.rec.Card); cmp <= 0 {
 			if cmp < 0 || !bytes.Equal(raw, cur.raw) || h.ExpiresAt.Sub(cur.rec.ExpiresAt) < refreshMin {
-				return putResult{outcome: OutcomeIgnored}, nil
+				return putResult{outcome: OutcomeIgnored, live: live != nil}, nil
 			}
 			// The same card again: extend its freshness, keep its provenance.
 			rh := cur.rec.header()
@@ -194,7 +197,7 @@ func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h he
 			if err := txn.Set(curKey, encodeRecord(rh, raw)); err != nil {
 				return putResult{}, err
 			}
-			res := putResult{outcome: OutcomeRefreshed}
+			res := putResult{outcome: OutcomeRefreshed, live: live != nil}
 			if live != nil {
 				res.change = &Change{Kind: Refreshed, AgentID: id, Record: newRecord(id, cur.rec.Card, rh)}
 			}
@@ -227,7 +230,7 @@ func (s *Store) putTxn(txn *badger.Txn, id string, c *adp.Card, raw []byte, h he
 	if err := txn.Set(ck, val); err != nil {
 		return putResult{}, err
 	}
-	res := putResult{outcome: OutcomeStored, change: &Change{Kind: Upserted, AgentID: id, Record: rec}}
+	res := putResult{outcome: OutcomeStored, change: &Change{Kind: Upserted, AgentID: id, Record: rec}, live: true}
 	res.bytes = int64(len(raw))
 	if live == nil {
 		res.delta = 1
