@@ -9,6 +9,7 @@ import (
 
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/a2aclient"
+	"github.com/adpnode/adpnode/node/a2awire"
 	"github.com/adpnode/adpnode/node/route"
 )
 
@@ -61,7 +62,7 @@ func (n *Node) streamRoutes(ctx context.Context, p peer.ID, id, method string, b
 func a2aEndpoint(t route.Target) a2aclient.Endpoint {
 	ep := a2aclient.Endpoint{URL: t.URL, ProtocolVersion: t.Version}
 	if t.REST {
-		ep.Binding = a2aclient.BindingREST
+		ep.Binding = a2awire.BindingREST
 	}
 	return ep
 }
@@ -96,10 +97,10 @@ func a2aError(agentID string, err error) error {
 // a2aCodeStatus maps a JSON-RPC error code to an AITP status and code.
 func a2aCodeStatus(code int) (aitp.Status, string) {
 	switch code {
-	case a2aclient.CodeParseError, a2aclient.CodeInvalidRequest, a2aclient.CodeInvalidParams,
-		a2aclient.CodeUnsupportedOperation, a2aclient.CodeContentTypeUnsupported:
+	case a2awire.CodeParseError, a2awire.CodeInvalidRequest, a2awire.CodeInvalidParams,
+		a2awire.CodeUnsupportedOperation, a2awire.CodeContentTypeNotSupported:
 		return aitp.StatusInvalidRequest, aitp.CodeInvalidRequest
-	case a2aclient.CodeMethodNotFound, a2aclient.CodeTaskNotFound:
+	case a2awire.CodeMethodNotFound, a2awire.CodeTaskNotFound:
 		return aitp.StatusNotFound, aitp.CodeNotFound
 	}
 	return aitp.StatusError, aitp.CodeInternal
@@ -109,11 +110,11 @@ func a2aCodeStatus(code int) (aitp.Status, string) {
 // AITP status and code.
 func a2aStateStatus(state string) (aitp.Status, string) {
 	switch state {
-	case a2aclient.StateRejected, a2aclient.StateInputRequired:
+	case a2awire.StateRejected, a2awire.StateInputRequired:
 		return aitp.StatusInvalidRequest, aitp.CodeInvalidRequest
-	case a2aclient.StateAuthRequired:
+	case a2awire.StateAuthRequired:
 		return aitp.StatusUnauthorized, aitp.CodeUnauthorized
-	case a2aclient.StateCanceled:
+	case a2awire.StateCanceled:
 		return aitp.StatusError, aitp.CodeCanceled
 	}
 	return aitp.StatusError, aitp.CodeInternal

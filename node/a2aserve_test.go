@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/aitp"
-	"github.com/adpnode/adpnode/node/a2aserver"
+	"github.com/adpnode/adpnode/node/a2awire"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
 
@@ -33,7 +33,7 @@ func TestA2ACardNamesMount(t *testing.T) {
 		t.Fatalf("card %d %s", status, body)
 	}
 	in := card.SupportedInterfaces[0]
-	if in.URL != n.APIURL()+httpapi.A2APath || in.ProtocolBinding != "JSONRPC" || in.ProtocolVersion != a2aserver.Version10 {
+	if in.URL != n.APIURL()+httpapi.A2APath || in.ProtocolBinding != "JSONRPC" || in.ProtocolVersion != a2awire.Version10 {
 		t.Fatalf("first interface %+v, want JSONRPC 1.0 at %s", in, n.APIURL()+httpapi.A2APath)
 	}
 	status, body = api(t, n, "POST", httpapi.A2APath, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"one two three"}],"metadata":{"skillId":"wordcount"}}}}`)
@@ -124,7 +124,7 @@ func TestA2AJavaScriptClient(t *testing.T) {
 	for _, r := range []struct {
 		version string
 		run     run
-	}{{a2aserver.Version10, sum.V10}, {a2aserver.Version03, sum.V03}} {
+	}{{a2awire.Version10, sum.V10}, {a2awire.Version03, sum.V03}} {
 		if r.run.ProtocolVersion != r.version {
 			t.Fatalf("the SDK spoke %q, want %q", r.run.ProtocolVersion, r.version)
 		}

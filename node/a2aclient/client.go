@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/internal/netguard"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // Endpoint is an A2A JSON-RPC endpoint to call.
@@ -24,11 +25,11 @@ type Endpoint struct {
 	// URL is the endpoint's http or https URL.
 	URL string
 	// ProtocolVersion is the A2A version the agent's card names for the
-	// endpoint; "" means Version. A 0.x version makes the client use the
-	// 0.3 method names from the start.
+	// endpoint; "" means a2awire.Version10. A 0.x version makes the
+	// client use 0.3 method names from the start.
 	ProtocolVersion string
-	// Binding is the A2A protocol binding: BindingJSONRPC (the default) or
-	// BindingREST.
+	// Binding is the A2A protocol binding: a2awire.BindingJSONRPC (the
+	// default) or a2awire.BindingREST.
 	Binding string
 }
 
@@ -143,7 +144,7 @@ func (c *Client) send(ctx context.Context, ep Endpoint, u string, legacy bool, t
 // supported".
 func fallBack(err error) bool {
 	var re *RemoteError
-	return errors.As(err, &re) && (re.Code == CodeMethodNotFound || re.Code == CodeVersionNotSupported)
+	return errors.As(err, &re) && (re.Code == a2awire.CodeMethodNotFound || re.Code == a2awire.CodeVersionNotSupported)
 }
 
 // exchange is one HTTP request of a call and how its answer is read.
@@ -170,13 +171,13 @@ func (c *Client) newExchange(ep Endpoint, u string, legacy, stream bool, tool st
 		return nil, errors.New("a2a: the arguments are not valid JSON")
 	}
 	id := "adpnode-" + strconv.FormatUint(c.nextID.Add(1), 10)
-	ex := &exchange{url: u, version: Version, stream: stream}
+	ex := &exchange{url: u, version: a2awire.Version10, stream: stream}
 	if legacy {
-		ex.version = LegacyVersion
+		ex.version = a2awire.Version03
 	}
 	params := map[string]any{"message": newMessage(id, legacy, tool, args)}
 	var err error
-	if ep.Binding == BindingREST {
+	if ep.Binding == a2awire.BindingREST {
 		ex.url = strings.TrimSuffix(u, "/") + restPath(legacy, stream)
 		ex.body, err = json.Marshal(params)
 		ex.unwrap, ex.failure = restResult, restFailure
@@ -198,13 +199,13 @@ func (c *Client) newExchange(ep Endpoint, u string, legacy, stream bool, tool st
 func rpcMethod(legacy, stream bool) string {
 	switch {
 	case legacy && stream:
-		return legacyMethodStream
+		return a2awire.MethodStream03
 	case legacy:
-		return legacyMethodSend
+		return a2awire.MethodSend03
 	case stream:
-		return methodStream
+		return a2awire.MethodSendStreamingMessage
 	}
-	return methodSend
+	return a2awire.MethodSendMessage
 }
 
 // do posts one request and returns its result. For a stream it reads the
@@ -216,11 +217,11 @@ func (c *Client) do(ctx context.Context, ex *exchange, onEvent func(json.RawMess
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRefusedURL, err)
 	}
-	req.Header.Set("Content-Type", mediaJSON)
-	req.Header.Set(VersionHeader, ex.version)
-	req.Header.Set("Accept", mediaJSON)
+	req.Header.Set("Content-Type", a2awire.MediaJSON)
+	req.Header.Set(a2awire.VersionHeader, ex.version)
+	req.Header.Set("Accept", a2awire.MediaJSON)
 	if ex.stream {
-		req.Header.Set("Accept", mediaSSE+", "+mediaJSON)
+		req.Header.Set("Accept", a2awire.MediaSSE+", "+a2awire.MediaJSON)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -229,7 +230,7 @@ func (c *Client) do(ctx context.Context, ex *exchange, onEvent func(json.RawMess
 	defer resp.Body.Close()
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	ok := resp.StatusCode/100 == 2
-	if ex.stream && ct == mediaSSE && ok {
+	if ex.stream && ct == a2awire.MediaSSE && ok {
 		return nil, c.readEvents(ctx, ex.url, resp.Body, ex.unwrap, onEvent)
 	}
 	raw, err := readBounded(resp.Body, c.cfg.maxReply)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/node/a2aclient"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // rpcRequest is what the fake server reads of a request.
@@ -42,7 +43,7 @@ func newFake(t *testing.T, handler func(w http.ResponseWriter, r rpcRequest)) *f
 		if err := json.Unmarshal(body, &req); err != nil {
 			t.Errorf("request body %q: %v", body, err)
 		}
-		req.Version = r.Header.Get(a2aclient.VersionHeader)
+		req.Version = r.Header.Get(a2awire.VersionHeader)
 		f.mu.Lock()
 		f.reqs = append(f.reqs, req)
 		f.mu.Unlock()
@@ -157,10 +158,10 @@ func TestSendHostile(t *testing.T) {
 		{name: "unknown state", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"status":{"state":"TASK_STATE_DANCING"}}}}`), is: a2aclient.ErrBadReply, text: "unknown task state"},
 		{name: "empty part", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"message":{"parts":[{}]}}}`), is: a2aclient.ErrBadReply},
 		{name: "status update as result", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED"}}}}`), is: a2aclient.ErrBadReply},
-		{name: "failed task", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"id":"t","status":{"state":"TASK_STATE_FAILED","message":{"role":"ROLE_AGENT","parts":[{"text":"disk full"}]}}}}}`), state: a2aclient.StateFailed, text: "ended failed: disk full"},
-		{name: "rejected 0.3 task", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"kind":"task","id":"t","status":{"state":"rejected"}}}`), state: a2aclient.StateRejected, text: "ended rejected"},
-		{name: "input required", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"id":"t","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}}`), state: a2aclient.StateInputRequired, text: "input required"},
-		{name: "unfinished task", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}}}`), state: a2aclient.StateWorking},
+		{name: "failed task", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"id":"t","status":{"state":"TASK_STATE_FAILED","message":{"role":"ROLE_AGENT","parts":[{"text":"disk full"}]}}}}}`), state: a2awire.StateFailed, text: "ended failed: disk full"},
+		{name: "rejected 0.3 task", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"kind":"task","id":"t","status":{"state":"rejected"}}}`), state: a2awire.StateRejected, text: "ended rejected"},
+		{name: "input required", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"id":"t","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}}`), state: a2awire.StateInputRequired, text: "input required"},
+		{name: "unfinished task", handler: reply(`{"jsonrpc":"2.0","id":"ID","result":{"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}}}`), state: a2awire.StateWorking},
 		{name: "HTTP 500 page", handler: func(w http.ResponseWriter, _ rpcRequest) { http.Error(w, "oops", 500) }, is: a2aclient.ErrBadReply, text: "HTTP 500"},
 		{name: "HTTP 503", handler: func(w http.ResponseWriter, _ rpcRequest) { http.Error(w, "down", 503) }, is: a2aclient.ErrUnreachable},
 		{name: "HTTP 400 with an error object", handler: func(w http.ResponseWriter, r rpcRequest) {
@@ -303,7 +304,7 @@ func TestStreamHostile(t *testing.T) {
 		{name: "wrong id", handler: sse(`{"jsonrpc":"2.0","id":"nope","result":{"message":{"parts":[{"text":"hi"}]}}}`), is: a2aclient.ErrBadReply},
 		{name: "not JSON", handler: sse(`hello`), is: a2aclient.ErrBadReply},
 		{name: "artifact update without artifact", handler: sse(`{"jsonrpc":"2.0","id":"ID","result":{"artifactUpdate":{}}}`), is: a2aclient.ErrBadReply},
-		{name: "failed", handler: sse(`{"jsonrpc":"2.0","id":"ID","result":{"statusUpdate":{"status":{"state":"TASK_STATE_FAILED","message":{"parts":[{"text":"boom"}]}}}}}`), state: a2aclient.StateFailed, text: "boom"},
+		{name: "failed", handler: sse(`{"jsonrpc":"2.0","id":"ID","result":{"statusUpdate":{"status":{"state":"TASK_STATE_FAILED","message":{"parts":[{"text":"boom"}]}}}}}`), state: a2awire.StateFailed, text: "boom"},
 		{name: "error event", handler: sse(`{"jsonrpc":"2.0","id":"ID","error":{"code":-32603,"message":"inner"}}`), text: "inner"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,7 +28,7 @@
 // one chunk. A server that cannot stream is called with SendMessage and
 // its result is the one chunk.
 //
-// An [Endpoint] of the HTTP+JSON binding (BindingREST) gets the same
+// An [Endpoint] of the HTTP+JSON binding (a2awire.BindingREST) gets the same
 // message without the JSON-RPC envelope: POST {url}/message:send or
 // {url}/message:stream ({url}/v1/... for 0.3, tried after a 404), replies
 // and events are the result objects themselves, and an error is a

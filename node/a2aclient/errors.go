@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 var (
@@ -38,7 +40,7 @@ func (e *RemoteError) Error() string {
 // TaskError is a task that ended without a result: failed, rejected,
 // canceled, or waiting for input or authentication the call cannot give.
 type TaskError struct {
-	// State is the task's final state in the 1.0 spelling (StateFailed...).
+	// State is the task's final state in the 1.0 spelling (a2awire.StateFailed...).
 	State string
 	// Message is the text of the task's status message, if any.
 	Message string
@@ -55,7 +57,7 @@ func (e *TaskError) Error() string {
 // stateWord is a state as a word for messages: "failed", "input
 // required".
 func stateWord(state string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(state, "TASK_STATE_")), "_", " ")
+	return strings.ReplaceAll(a2awire.State03(state), "-", " ")
 }
 
 // badReply returns an ErrBadReply with a reason.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // newMessage is the user message that calls tool with args: one data
@@ -11,17 +13,17 @@ import (
 // id in the metadata, in the 1.0 shape or, for legacy, the 0.3 one (kind
 // discriminators, lower-case role).
 func newMessage(id string, legacy bool, tool string, args json.RawMessage) map[string]any {
-	data := map[string]any{PartTool: tool, PartArguments: args}
+	data := map[string]any{a2awire.PartTool: tool, a2awire.PartArguments: args}
 	m := map[string]any{
 		"messageId": id,
-		"metadata":  map[string]any{MetadataSkill: tool},
+		"metadata":  map[string]any{a2awire.MetadataSkillID: tool},
 	}
 	if legacy {
 		m["kind"], m["role"] = "message", "user"
 		m["parts"] = []any{map[string]any{"kind": "data", "data": data}}
 	} else {
 		m["role"] = "ROLE_USER"
-		m["parts"] = []any{map[string]any{"data": data, "mediaType": mediaJSON}}
+		m["parts"] = []any{map[string]any{"data": data, "mediaType": a2awire.MediaJSON}}
 	}
 	return m
 }
@@ -200,7 +202,7 @@ func (ev *event) final() (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		if st != StateCompleted {
+		if st != a2awire.StateCompleted {
 			return nil, taskError(st, ev.task.Status.Message)
 		}
 		return ev.task.value()
@@ -233,11 +235,8 @@ func (t *task) value() (json.RawMessage, error) {
 // "input-required" (0.3) become TASK_STATE_COMPLETED and
 // TASK_STATE_INPUT_REQUIRED. An unknown state is a bad reply.
 func normalizeState(s string) (string, error) {
-	if !strings.HasPrefix(s, "TASK_STATE_") {
-		s = "TASK_STATE_" + strings.ToUpper(strings.ReplaceAll(s, "-", "_"))
-	}
-	switch s {
-	case StateSubmitted, StateWorking, StateCompleted, StateFailed, StateCanceled, StateInputRequired, StateRejected, StateAuthRequired:
+	switch s = a2awire.State10(s); s {
+	case a2awire.StateSubmitted, a2awire.StateWorking, a2awire.StateCompleted, a2awire.StateFailed, a2awire.StateCanceled, a2awire.StateInputRequired, a2awire.StateRejected, a2awire.StateAuthRequired:
 		return s, nil
 	}
 	return "", badReply("unknown task state %q", clip(s))
@@ -245,7 +244,7 @@ func normalizeState(s string) (string, error) {
 
 // terminal reports whether a task in state st is done (or waits for
 // something the call cannot give).
-func terminal(st string) bool { return st != StateSubmitted && st != StateWorking }
+func terminal(st string) bool { return st != a2awire.StateSubmitted && st != a2awire.StateWorking }
 
 // taskError is the error of a task that ended in st, with the text of its
 // status message.
@@ -260,7 +259,7 @@ func taskError(st string, m *message) error {
 		}
 		e.Message = clip(strings.Join(texts, " "))
 	}
-	if st == StateSubmitted || st == StateWorking {
+	if st == a2awire.StateSubmitted || st == a2awire.StateWorking {
 		e.Message = "the agent answered before the task finished"
 	}
 	return e

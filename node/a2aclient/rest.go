@@ -3,6 +3,8 @@ package a2aclient
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 func restPath(legacy, stream bool) string {
@@ -45,7 +47,7 @@ func restFailure(status int, raw []byte) error {
 	}
 	if json.Unmarshal(raw, &body) != nil || body.Error == nil {
 		if status == http.StatusNotFound {
-			return &RemoteError{Code: CodeMethodNotFound, Message: "no A2A REST route here (HTTP 404)"}
+			return &RemoteError{Code: a2awire.CodeMethodNotFound, Message: "no A2A REST route here (HTTP 404)"}
 		}
 		return nil
 	}
@@ -55,18 +57,18 @@ func restFailure(status int, raw []byte) error {
 		return nil
 	}
 	for _, d := range e.Details {
-		if code, ok := restReasonCodes[d.Reason]; ok {
+		if code, ok := a2awire.CodeOfReason(d.Reason); ok {
 			return &RemoteError{Code: code, Message: clip(e.Message)}
 		}
 	}
-	code := CodeInternalError
+	code := a2awire.CodeInternalError
 	switch e.Code {
 	case http.StatusBadRequest:
-		code = CodeInvalidParams
+		code = a2awire.CodeInvalidParams
 	case http.StatusNotFound:
-		code = CodeMethodNotFound
+		code = a2awire.CodeMethodNotFound
 	case http.StatusNotImplemented:
-		code = CodeUnsupportedOperation
+		code = a2awire.CodeUnsupportedOperation
 	}
 	return &RemoteError{Code: code, Message: clip(e.Message)}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/adpnode/adpnode/node/a2aclient"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // restServer is a fake A2A server of the HTTP+JSON binding: handler gets
@@ -29,7 +30,7 @@ func restServer(t *testing.T, handler func(w http.ResponseWriter, path string, b
 			t.Errorf("request body %q: %v", raw, err)
 		}
 		mu.Lock()
-		paths = append(paths, r.URL.Path+" "+r.Header.Get(a2aclient.VersionHeader))
+		paths = append(paths, r.URL.Path+" "+r.Header.Get(a2awire.VersionHeader))
 		mu.Unlock()
 		handler(w, r.URL.Path, body)
 	}))
@@ -51,7 +52,7 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 // envelope, replies and events without one, errors in the google.rpc.Status
 // shape, and the 0.3 path after a 404.
 func TestREST(t *testing.T) {
-	rest := a2aclient.Endpoint{Binding: a2aclient.BindingREST}
+	rest := a2aclient.Endpoint{Binding: a2awire.BindingREST}
 	ctx := context.Background()
 
 	url, paths := restServer(t, func(w http.ResponseWriter, path string, body map[string]any) {
@@ -89,19 +90,19 @@ func TestREST(t *testing.T) {
 		body   string
 		code   int
 	}{
-		{400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"bad text","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_PARAMS"}]}}`, a2aclient.CodeInvalidParams},
-		{400, `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[{"reason":"UNSUPPORTED_OPERATION"}]}}`, a2aclient.CodeUnsupportedOperation},
-		{500, `{"error":{"code":500,"status":"INTERNAL","message":"boom"}}`, a2aclient.CodeInternalError},
+		{400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"bad text","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INVALID_PARAMS"}]}}`, a2awire.CodeInvalidParams},
+		{400, `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no","details":[{"reason":"UNSUPPORTED_OPERATION"}]}}`, a2awire.CodeUnsupportedOperation},
+		{500, `{"error":{"code":500,"status":"INTERNAL","message":"boom"}}`, a2awire.CodeInternalError},
 	} {
 		url, _ := restServer(t, func(w http.ResponseWriter, _ string, _ map[string]any) { writeJSON(w, tc.status, tc.body) })
-		_, err := newClient().Send(ctx, a2aclient.Endpoint{URL: url, Binding: a2aclient.BindingREST}, "upper", nil)
+		_, err := newClient().Send(ctx, a2aclient.Endpoint{URL: url, Binding: a2awire.BindingREST}, "upper", nil)
 		var re *a2aclient.RemoteError
 		if !errors.As(err, &re) || re.Code != tc.code {
 			t.Errorf("%s: %v, want code %d", tc.body, err, tc.code)
 		}
 	}
 	url, _ = restServer(t, func(w http.ResponseWriter, _ string, _ map[string]any) { writeJSON(w, 200, `{"task":`) })
-	if _, err := newClient().Send(ctx, a2aclient.Endpoint{URL: url, Binding: a2aclient.BindingREST}, "upper", nil); !errors.Is(err, a2aclient.ErrBadReply) {
+	if _, err := newClient().Send(ctx, a2aclient.Endpoint{URL: url, Binding: a2awire.BindingREST}, "upper", nil); !errors.Is(err, a2aclient.ErrBadReply) {
 		t.Errorf("truncated reply: %v", err)
 	}
 
@@ -113,7 +114,7 @@ func TestREST(t *testing.T) {
 		}
 		writeJSON(w, 200, `{"kind":"message","role":"agent","parts":[{"kind":"text","text":"old"}]}`)
 	})
-	got, err = newClient().Send(ctx, a2aclient.Endpoint{URL: url, Binding: a2aclient.BindingREST}, "upper", nil)
+	got, err = newClient().Send(ctx, a2aclient.Endpoint{URL: url, Binding: a2awire.BindingREST}, "upper", nil)
 	if err != nil || string(got) != `"old"` || strings.Join(paths(), ",") != "/rest/message:send 1.0,/rest/v1/message:send 0.3" {
 		t.Fatalf("0.3 fallback: %s %v %v", got, err, paths())
 	}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // Stream calls tool like Send but asks for a stream of events
@@ -30,7 +32,7 @@ func (c *Client) Stream(ctx context.Context, ep Endpoint, tool string, args json
 		err = c.streamOnce(ctx, ep, u.String(), true, tool, args, fn)
 	}
 	var re *RemoteError
-	if errors.As(err, &re) && re.Code == CodeUnsupportedOperation {
+	if errors.As(err, &re) && re.Code == a2awire.CodeUnsupportedOperation {
 		v, err := c.Send(ctx, ep, tool, args)
 		if err != nil {
 			return err
@@ -130,7 +132,7 @@ func (s *streamState) status(st string, m *message, final bool, value func() (js
 		return false, nil
 	}
 	s.done = true
-	if st != StateCompleted {
+	if st != a2awire.StateCompleted {
 		return true, taskError(st, m)
 	}
 	if !s.emitted {

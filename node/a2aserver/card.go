@@ -5,6 +5,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // EndpointProtocol is the ADP endpoint protocol of the JSON-RPC binding:
@@ -21,7 +22,7 @@ const EndpointProtocol = "jsonrpc"
 // agent behind a Server exports this copy, with the Server's URL there.
 func WithJSONRPC(c *adp.Card, url string) *adp.Card {
 	c = c.Clone()
-	v03, _ := json.Marshal(Version03)
+	v03, _ := json.Marshal(a2awire.Version03)
 	eps := []adp.Endpoint{
 		{Protocol: EndpointProtocol, URI: url},
 		{Protocol: EndpointProtocol, URI: url, Extra: map[string]json.RawMessage{"protocolVersion": v03}},

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/adpnode/adpnode/internal/jsonerr"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // This file decodes a request body: the JSON-RPC envelope, then the
@@ -27,10 +28,10 @@ type request struct {
 func decodeRequest(body []byte) (*request, json.RawMessage, *Error) {
 	body = bytes.TrimSpace(body)
 	if !utf8.Valid(body) {
-		return nil, nil, rpcErr(CodeParseError, "", "the body is not valid UTF-8")
+		return nil, nil, rpcErr(a2awire.CodeParseError, "", "the body is not valid UTF-8")
 	}
 	if len(body) > 0 && body[0] == '[' {
-		return nil, nil, rpcErr(CodeInvalidRequest, "", "batch requests are not supported; send one request per HTTP request")
+		return nil, nil, rpcErr(a2awire.CodeInvalidRequest, "", "batch requests are not supported; send one request per HTTP request")
 	}
 	var env struct {
 		JSONRPC *string         `json:"jsonrpc"`
@@ -41,14 +42,14 @@ func decodeRequest(body []byte) (*request, json.RawMessage, *Error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&env); err != nil {
 		path, msg := jsonerr.Describe(err)
-		code := CodeParseError
+		code := a2awire.CodeParseError
 		if path != "" || strings.HasPrefix(msg, "the body must be") {
-			code = CodeInvalidRequest
+			code = a2awire.CodeInvalidRequest
 		}
 		return nil, nil, rpcErr(code, path, "%s", msg)
 	}
 	if dec.More() {
-		return nil, nil, rpcErr(CodeParseError, "", "trailing data after the request")
+		return nil, nil, rpcErr(a2awire.CodeParseError, "", "trailing data after the request")
 	}
 	id, err := checkID(env.ID)
 	if err != nil {
@@ -56,11 +57,11 @@ func decodeRequest(body []byte) (*request, json.RawMessage, *Error) {
 	}
 	switch {
 	case env.JSONRPC == nil || *env.JSONRPC != "2.0":
-		return nil, id, rpcErr(CodeInvalidRequest, "/jsonrpc", `must be "2.0"`)
+		return nil, id, rpcErr(a2awire.CodeInvalidRequest, "/jsonrpc", `must be "2.0"`)
 	case env.Method == nil || *env.Method == "":
-		return nil, id, rpcErr(CodeInvalidRequest, "/method", "required: a string")
+		return nil, id, rpcErr(a2awire.CodeInvalidRequest, "/method", "required: a string")
 	case id == nil:
-		return nil, nil, rpcErr(CodeInvalidRequest, "/id", "required: A2A methods are requests, not notifications")
+		return nil, nil, rpcErr(a2awire.CodeInvalidRequest, "/id", "required: A2A methods are requests, not notifications")
 	}
 	return &request{id: id, method: *env.Method, params: env.Params}, id, nil
 }
@@ -75,12 +76,12 @@ func checkID(raw json.RawMessage) (json.RawMessage, *Error) {
 	case '"':
 		var s string
 		if json.Unmarshal(raw, &s) != nil || len(s) > MaxIDLen {
-			return nil, rpcErr(CodeInvalidRequest, "/id", "must be a string of at most %d octets or a number", MaxIDLen)
+			return nil, rpcErr(a2awire.CodeInvalidRequest, "/id", "must be a string of at most %d octets or a number", MaxIDLen)
 		}
 		return raw, nil
 	default:
 		if _, err := strconv.ParseFloat(string(raw), 64); err != nil || len(raw) > 64 {
-			return nil, rpcErr(CodeInvalidRequest, "/id", "must be a string or a number")
+			return nil, rpcErr(a2awire.CodeInvalidRequest, "/id", "must be a string or a number")
 		}
 		return raw, nil
 	}
@@ -90,14 +91,14 @@ func checkID(raw json.RawMessage) (json.RawMessage, *Error) {
 // params are an error.
 func decodeParams(raw json.RawMessage, v any) *Error {
 	if len(raw) == 0 || string(raw) == "null" {
-		return rpcErr(CodeInvalidParams, "/params", "required: an object")
+		return rpcErr(a2awire.CodeInvalidParams, "/params", "required: an object")
 	}
 	if raw[0] != '{' {
-		return rpcErr(CodeInvalidParams, "/params", "must be an object")
+		return rpcErr(a2awire.CodeInvalidParams, "/params", "must be an object")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		path, msg := jsonerr.Describe(err)
-		return rpcErr(CodeInvalidParams, "/params"+path, "%s", msg)
+		return rpcErr(a2awire.CodeInvalidParams, "/params"+path, "%s", msg)
 	}
 	return nil
 }
@@ -162,20 +163,20 @@ func checkSend(raw json.RawMessage, version string) (*sendRequest, *Error) {
 		return nil, err
 	}
 	if p.Message == nil {
-		return nil, rpcErr(CodeInvalidParams, "/params/message", "required: an object")
+		return nil, rpcErr(a2awire.CodeInvalidParams, "/params/message", "required: an object")
 	}
 	out := &sendRequest{history: -1, metadata: p.Metadata}
 	if c := p.Configuration; c != nil {
 		if len(c.PushConfig) > 0 && string(c.PushConfig) != "null" || len(c.PushConfig03) > 0 && string(c.PushConfig03) != "null" {
-			return nil, rpcErr(CodePushNotificationNotSupport, "/params/configuration", "push notifications are not supported; use SendStreamingMessage or GetTask")
+			return nil, rpcErr(a2awire.CodePushNotificationNotSupported, "/params/configuration", "push notifications are not supported; use SendStreamingMessage or GetTask")
 		}
 		if c.HistoryLength != nil {
 			if *c.HistoryLength < 0 {
-				return nil, rpcErr(CodeInvalidParams, "/params/configuration/historyLength", "must not be negative")
+				return nil, rpcErr(a2awire.CodeInvalidParams, "/params/configuration/historyLength", "must not be negative")
 			}
 			out.history = *c.HistoryLength
 		}
-		out.immediately = c.ReturnImmediately || (version == Version03 && c.Blocking != nil && !*c.Blocking)
+		out.immediately = c.ReturnImmediately || (version == a2awire.Version03 && c.Blocking != nil && !*c.Blocking)
 	}
 	if err := checkObject(p.Metadata, "/params/metadata"); err != nil {
 		return nil, err
@@ -192,25 +193,25 @@ func checkSend(raw json.RawMessage, version string) (*sendRequest, *Error) {
 func checkMessage(w *wireMessageIn, version string) (*message, *Error) {
 	const at = "/params/message"
 	user := "ROLE_USER"
-	if version == Version03 {
+	if version == a2awire.Version03 {
 		user = "user"
 		if w.Kind != "" && w.Kind != "message" {
-			return nil, rpcErr(CodeInvalidParams, at+"/kind", `must be "message"`)
+			return nil, rpcErr(a2awire.CodeInvalidParams, at+"/kind", `must be "message"`)
 		}
 	}
 	switch {
 	case w.MessageID == "" || len(w.MessageID) > MaxIDLen:
-		return nil, rpcErr(CodeInvalidParams, at+"/messageId", "required: a string of 1 to %d octets", MaxIDLen)
+		return nil, rpcErr(a2awire.CodeInvalidParams, at+"/messageId", "required: a string of 1 to %d octets", MaxIDLen)
 	case len(w.ContextID) > MaxIDLen:
-		return nil, rpcErr(CodeInvalidParams, at+"/contextId", "at most %d octets", MaxIDLen)
+		return nil, rpcErr(a2awire.CodeInvalidParams, at+"/contextId", "at most %d octets", MaxIDLen)
 	case len(w.TaskID) > MaxIDLen:
-		return nil, rpcErr(CodeInvalidParams, at+"/taskId", "at most %d octets", MaxIDLen)
+		return nil, rpcErr(a2awire.CodeInvalidParams, at+"/taskId", "at most %d octets", MaxIDLen)
 	case w.Role != user:
-		return nil, rpcErr(CodeInvalidParams, at+"/role", "must be %q: a client sends user messages", user)
+		return nil, rpcErr(a2awire.CodeInvalidParams, at+"/role", "must be %q: a client sends user messages", user)
 	case len(w.Parts) == 0:
-		return nil, rpcErr(CodeInvalidParams, at+"/parts", "required: at least one part")
+		return nil, rpcErr(a2awire.CodeInvalidParams, at+"/parts", "required: at least one part")
 	case len(w.Parts) > MaxParts:
-		return nil, rpcErr(CodeInvalidParams, at+"/parts", "at most %d parts", MaxParts)
+		return nil, rpcErr(a2awire.CodeInvalidParams, at+"/parts", "at most %d parts", MaxParts)
 	}
 	if err := checkObject(w.Metadata, at+"/metadata"); err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func checkMessage(w *wireMessageIn, version string) (*message, *Error) {
 		var wp wirePartIn
 		if err := json.Unmarshal(raw, &wp); err != nil {
 			path, msg := jsonerr.Describe(err)
-			return nil, rpcErr(CodeInvalidParams, pat+path, "%s", msg)
+			return nil, rpcErr(a2awire.CodeInvalidParams, pat+path, "%s", msg)
 		}
 		p, err := checkPart(&wp, version, pat)
 		if err != nil {
@@ -236,23 +237,23 @@ func checkMessage(w *wireMessageIn, version string) (*message, *Error) {
 // file) are refused: a tool takes JSON arguments.
 func checkPart(w *wirePartIn, version, at string) (part, *Error) {
 	has := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
-	fileErr := rpcErr(CodeContentTypeNotSupported, at, "file parts are not supported: a tool takes text or JSON data")
-	if version == Version03 {
+	fileErr := rpcErr(a2awire.CodeContentTypeNotSupported, at, "file parts are not supported: a tool takes text or JSON data")
+	if version == a2awire.Version03 {
 		switch w.Kind {
 		case "text":
 			if w.Text == nil {
-				return part{}, rpcErr(CodeInvalidParams, at+"/text", "required: a string")
+				return part{}, rpcErr(a2awire.CodeInvalidParams, at+"/text", "required: a string")
 			}
 			return textPart(*w.Text), nil
 		case "data":
 			if !has(w.Data) || w.Data[0] != '{' {
-				return part{}, rpcErr(CodeInvalidParams, at+"/data", "required: an object")
+				return part{}, rpcErr(a2awire.CodeInvalidParams, at+"/data", "required: an object")
 			}
 			return part{data: w.Data, length: len(w.Data)}, nil
 		case "file":
 			return part{}, fileErr
 		}
-		return part{}, rpcErr(CodeInvalidParams, at+"/kind", `must be "text", "data" or "file"`)
+		return part{}, rpcErr(a2awire.CodeInvalidParams, at+"/kind", `must be "text", "data" or "file"`)
 	}
 	n := 0
 	for _, set := range []bool{w.Text != nil, has(w.Data), has(w.Raw), has(w.URL)} {
@@ -262,7 +263,7 @@ func checkPart(w *wirePartIn, version, at string) (part, *Error) {
 	}
 	switch {
 	case n != 1:
-		return part{}, rpcErr(CodeInvalidParams, at, "must have exactly one of text, raw, url and data")
+		return part{}, rpcErr(a2awire.CodeInvalidParams, at, "must have exactly one of text, raw, url and data")
 	case w.Text != nil:
 		return textPart(*w.Text), nil
 	case has(w.Data):
@@ -276,7 +277,7 @@ func checkObject(raw json.RawMessage, at string) *Error {
 	if len(raw) == 0 || string(raw) == "null" || raw[0] == '{' {
 		return nil
 	}
-	return rpcErr(CodeInvalidParams, at, "must be an object")
+	return rpcErr(a2awire.CodeInvalidParams, at, "must be an object")
 }
 
 // checkTask checks the params of a task method: the task id and how much
@@ -288,9 +289,9 @@ func checkTask(raw json.RawMessage) (string, int, *Error) {
 	}
 	switch {
 	case p.ID == nil || *p.ID == "" || len(*p.ID) > MaxIDLen:
-		return "", 0, rpcErr(CodeInvalidParams, "/params/id", "required: a string of 1 to %d octets", MaxIDLen)
+		return "", 0, rpcErr(a2awire.CodeInvalidParams, "/params/id", "required: a string of 1 to %d octets", MaxIDLen)
 	case p.HistoryLength != nil && *p.HistoryLength < 0:
-		return "", 0, rpcErr(CodeInvalidParams, "/params/historyLength", "must not be negative")
+		return "", 0, rpcErr(a2awire.CodeInvalidParams, "/params/historyLength", "must not be negative")
 	}
 	history := -1
 	if p.HistoryLength != nil {

@@ -3,6 +3,8 @@ package a2aserver
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // This file writes the model of task.go in the shapes of A2A 1.0
@@ -67,7 +69,7 @@ type wireArtifactUpdateOut struct {
 // encoder writes the model in one version's shapes.
 type encoder struct{ version string }
 
-func (e encoder) legacy() bool { return e.version == Version03 }
+func (e encoder) legacy() bool { return e.version == a2awire.Version03 }
 
 func (e encoder) kind(k string) string {
 	if e.legacy() {
@@ -92,7 +94,7 @@ func (e encoder) mediaType() string {
 	if e.legacy() {
 		return ""
 	}
-	return contentJSON
+	return a2awire.MediaJSON
 }
 
 func (e encoder) parts(ps []part) []wirePartOut {

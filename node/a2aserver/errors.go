@@ -3,6 +3,8 @@ package a2aserver
 import (
 	"errors"
 	"fmt"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 var (
@@ -44,15 +46,15 @@ func errorOf(err error, path string) *Error {
 	case errors.As(err, &e):
 		return e
 	case errors.Is(err, ErrTaskNotFound):
-		return rpcErr(CodeTaskNotFound, path, "task not found")
+		return rpcErr(a2awire.CodeTaskNotFound, path, "task not found")
 	case errors.Is(err, ErrNotCancelable):
-		return rpcErr(CodeTaskNotCancelable, path, "task has already finished")
+		return rpcErr(a2awire.CodeTaskNotCancelable, path, "task has already finished")
 	case errors.Is(err, ErrBusy):
-		return rpcErr(CodeInternalError, "", "too many tasks in flight; retry later")
+		return rpcErr(a2awire.CodeInternalError, "", "too many tasks in flight; retry later")
 	case errors.Is(err, ErrClosed):
-		return rpcErr(CodeInternalError, "", "server shutting down")
+		return rpcErr(a2awire.CodeInternalError, "", "server shutting down")
 	}
-	return rpcErr(CodeInternalError, "", "internal error")
+	return rpcErr(a2awire.CodeInternalError, "", "internal error")
 }
 
 // wireError is the error member of a JSON-RPC response.
@@ -67,13 +69,13 @@ type wireError struct {
 // an object {"path": ...}.
 func (e *Error) wire(version string) wireError {
 	w := wireError{Code: e.Code, Message: e.Error()}
-	if version == Version03 {
+	if version == a2awire.Version03 {
 		if e.Path != "" {
 			w.Data = map[string]string{"path": e.Path}
 		}
 		return w
 	}
-	info := map[string]any{"@type": errorInfoType, "reason": errorReasons[e.Code], "domain": errorDomain}
+	info := map[string]any{"@type": a2awire.ErrorInfoType, "reason": a2awire.Reason(e.Code), "domain": a2awire.ErrorDomain}
 	if e.Path != "" {
 		info["metadata"] = map[string]string{"path": e.Path}
 	}

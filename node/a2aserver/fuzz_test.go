@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/node/a2aserver"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // FuzzRequest sends arbitrary bodies under each version header: the
@@ -17,13 +18,13 @@ import (
 // stream, events that each are one).
 func FuzzRequest(f *testing.F) {
 	for _, seed := range []string{
-		sendBody(a2aserver.MethodSendMessage, msg10),
-		sendBody(a2aserver.MethodSend03, msg03),
-		sendBody(a2aserver.MethodSendStreamingMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"reverse","arguments":{"text":"a b"}}}]}}`),
-		sendBody(a2aserver.MethodStream03, msg03),
-		sendBody(a2aserver.MethodGetTask, `{"id":"x","historyLength":2}`),
-		sendBody(a2aserver.MethodCancel03, `{"id":"x"}`),
-		sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"url":"u"}]}}`),
+		sendBody(a2awire.MethodSendMessage, msg10),
+		sendBody(a2awire.MethodSend03, msg03),
+		sendBody(a2awire.MethodSendStreamingMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"reverse","arguments":{"text":"a b"}}}]}}`),
+		sendBody(a2awire.MethodStream03, msg03),
+		sendBody(a2awire.MethodGetTask, `{"id":"x","historyLength":2}`),
+		sendBody(a2awire.MethodCancel03, `{"id":"x"}`),
+		sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"url":"u"}]}}`),
 		`[]`, `{"jsonrpc":"2.0","id":null}`, `{"id":1e999}`, "\xff",
 	} {
 		f.Add(seed, uint8(0))
@@ -37,7 +38,7 @@ func FuzzRequest(f *testing.F) {
 		r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		if h := versions[int(v)%len(versions)]; h != "" {
-			r.Header.Set(a2aserver.VersionHeader, h)
+			r.Header.Set(a2awire.VersionHeader, h)
 		}
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)

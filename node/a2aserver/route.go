@@ -7,15 +7,12 @@ import (
 	"strings"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // This file decides which tool a message calls and with which arguments
 // (the rule of doc.go, "Routing a message to a tool"), one step a
 // function.
-
-// SkillIDKey is the metadata member (of the message, else of the send
-// request) that names the skill, that is the tool, a message is for.
-const SkillIDKey = "skillId"
 
 // call is a routed message: the tool and its JSON arguments.
 type call struct {
@@ -31,13 +28,13 @@ func route(c *adp.Card, m *message, reqMeta json.RawMessage) (call, *Error) {
 	}
 	if tool == "" {
 		if len(c.Tools) != 1 {
-			return call{}, rpcErr(CodeInvalidParams, "/params/message", "name the tool: metadata.%s, or a data part {\"tool\": ..., \"arguments\": {...}}; the skills are %s", SkillIDKey, skillList(c))
+			return call{}, rpcErr(a2awire.CodeInvalidParams, "/params/message", "name the tool: metadata.%s, or a data part {\"tool\": ..., \"arguments\": {...}}; the skills are %s", a2awire.MetadataSkillID, skillList(c))
 		}
 		tool = c.Tools[0].Name
 	}
 	t := findTool(c, tool)
 	if t == nil {
-		return call{}, rpcErr(CodeInvalidParams, at, "no skill %q; the skills are %s", tool, skillList(c))
+		return call{}, rpcErr(a2awire.CodeInvalidParams, at, "no skill %q; the skills are %s", tool, skillList(c))
 	}
 	if args == nil {
 		if args, err = messageArgs(t, m); err != nil {
@@ -66,21 +63,21 @@ func namedTool(m *message, reqMeta json.RawMessage) (string, []byte, string, *Er
 		case len(args) == 0 || string(args) == "null":
 			args = []byte("{}")
 		case args[0] != '{':
-			return "", nil, "", rpcErr(CodeInvalidParams, at+"/arguments", "must be an object")
+			return "", nil, "", rpcErr(a2awire.CodeInvalidParams, at+"/arguments", "must be an object")
 		}
 		return *d.Tool, args, at + "/tool", nil
 	}
 	for _, src := range []struct {
 		raw json.RawMessage
 		at  string
-	}{{m.metadata, "/params/message/metadata/" + SkillIDKey}, {reqMeta, "/params/metadata/" + SkillIDKey}} {
+	}{{m.metadata, "/params/message/metadata/" + a2awire.MetadataSkillID}, {reqMeta, "/params/metadata/" + a2awire.MetadataSkillID}} {
 		var meta map[string]json.RawMessage
-		if len(src.raw) == 0 || json.Unmarshal(src.raw, &meta) != nil || meta[SkillIDKey] == nil {
+		if len(src.raw) == 0 || json.Unmarshal(src.raw, &meta) != nil || meta[a2awire.MetadataSkillID] == nil {
 			continue
 		}
 		var id string
-		if json.Unmarshal(meta[SkillIDKey], &id) != nil {
-			return "", nil, "", rpcErr(CodeInvalidParams, src.at, "must be a string")
+		if json.Unmarshal(meta[a2awire.MetadataSkillID], &id) != nil {
+			return "", nil, "", rpcErr(a2awire.CodeInvalidParams, src.at, "must be a string")
 		}
 		return id, nil, src.at, nil
 	}
@@ -99,9 +96,9 @@ func messageArgs(t *adp.Tool, m *message) ([]byte, *Error) {
 		case p.text != nil:
 			texts = append(texts, *p.text)
 		case data != nil:
-			return nil, rpcErr(CodeInvalidParams, "/params/message/parts/"+strconv.Itoa(i), "at most one data part: it holds the arguments of %q", t.Name)
+			return nil, rpcErr(a2awire.CodeInvalidParams, "/params/message/parts/"+strconv.Itoa(i), "at most one data part: it holds the arguments of %q", t.Name)
 		case p.data[0] != '{':
-			return nil, rpcErr(CodeInvalidParams, "/params/message/parts/"+strconv.Itoa(i)+"/data", "the arguments of %q must be a JSON object", t.Name)
+			return nil, rpcErr(a2awire.CodeInvalidParams, "/params/message/parts/"+strconv.Itoa(i)+"/data", "the arguments of %q must be a JSON object", t.Name)
 		default:
 			data = p.data
 		}
@@ -111,7 +108,7 @@ func messageArgs(t *adp.Tool, m *message) ([]byte, *Error) {
 	}
 	prop, ok := textProperty(t.InputSchema)
 	if !ok {
-		return nil, rpcErr(CodeInvalidParams, "/params/message/parts", "skill %q takes the arguments its input schema describes, not text: send them as a data part", t.Name)
+		return nil, rpcErr(a2awire.CodeInvalidParams, "/params/message/parts", "skill %q takes the arguments its input schema describes, not text: send them as a data part", t.Name)
 	}
 	b, _ := json.Marshal(map[string]string{prop: strings.Join(texts, "\n")})
 	return b, nil

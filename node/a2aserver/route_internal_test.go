@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 func TestTextProperty(t *testing.T) {
@@ -69,7 +70,7 @@ func TestRoute(t *testing.T) {
 		c, err := route(tc.card, m, reqMeta)
 		switch {
 		case tc.errPath != "":
-			if err == nil || err.Path != tc.errPath || err.Code != CodeInvalidParams {
+			if err == nil || err.Path != tc.errPath || err.Code != a2awire.CodeInvalidParams {
 				t.Errorf("%s: got %+v, %v; want an error at %s", tc.name, c, err, tc.errPath)
 			}
 		case err != nil || c.tool != tc.tool || string(c.args) != tc.args:

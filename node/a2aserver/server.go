@@ -14,6 +14,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // Agent is what a Server fronts: the agent's card, whose tools are the
@@ -89,42 +90,42 @@ const (
 )
 
 var methods = map[string]method{
-	MethodSendMessage:          {Version10, opSend, false, MethodSend03},
-	MethodSendStreamingMessage: {Version10, opSend, true, MethodStream03},
-	MethodGetTask:              {Version10, opGet, false, MethodGet03},
-	MethodCancelTask:           {Version10, opCancel, false, MethodCancel03},
-	MethodSend03:               {Version03, opSend, false, MethodSendMessage},
-	MethodStream03:             {Version03, opSend, true, MethodSendStreamingMessage},
-	MethodGet03:                {Version03, opGet, false, MethodGetTask},
-	MethodCancel03:             {Version03, opCancel, false, MethodCancelTask},
+	a2awire.MethodSendMessage:          {a2awire.Version10, opSend, false, a2awire.MethodSend03},
+	a2awire.MethodSendStreamingMessage: {a2awire.Version10, opSend, true, a2awire.MethodStream03},
+	a2awire.MethodGetTask:              {a2awire.Version10, opGet, false, a2awire.MethodGet03},
+	a2awire.MethodCancelTask:           {a2awire.Version10, opCancel, false, a2awire.MethodCancel03},
+	a2awire.MethodSend03:               {a2awire.Version03, opSend, false, a2awire.MethodSendMessage},
+	a2awire.MethodStream03:             {a2awire.Version03, opSend, true, a2awire.MethodSendStreamingMessage},
+	a2awire.MethodGet03:                {a2awire.Version03, opGet, false, a2awire.MethodGetTask},
+	a2awire.MethodCancel03:             {a2awire.Version03, opCancel, false, a2awire.MethodCancelTask},
 }
 
 // ServeHTTP answers one JSON-RPC request (A2A 1.0 Section 9; 0.3
 // Section 7): a POST of one request object, answered by one response
 // object or, for the streaming methods, an event stream of responses.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	asked, known := parseVersion(r.Header.Get(VersionHeader))
-	version := Version10
+	asked, known := parseVersion(r.Header.Get(a2awire.VersionHeader))
+	version := a2awire.Version10
 	if known && asked != "" {
 		version = asked
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, nil, version, rpcErr(CodeInvalidRequest, "", "use POST"))
+		writeError(w, http.StatusMethodNotAllowed, nil, version, rpcErr(a2awire.CodeInvalidRequest, "", "use POST"))
 		return
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != contentJSON && mt != "application/a2a+json") {
-		writeError(w, http.StatusUnsupportedMediaType, nil, version, rpcErr(CodeInvalidRequest, "", "Content-Type must be application/json"))
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != a2awire.MediaJSON && mt != "application/a2a+json") {
+		writeError(w, http.StatusUnsupportedMediaType, nil, version, rpcErr(a2awire.CodeInvalidRequest, "", "Content-Type must be application/json"))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, nil, version, rpcErr(CodeInvalidRequest, "", "request body larger than %d bytes", MaxRequestBody))
+			writeError(w, http.StatusRequestEntityTooLarge, nil, version, rpcErr(a2awire.CodeInvalidRequest, "", "request body larger than %d bytes", MaxRequestBody))
 			return
 		}
-		writeError(w, http.StatusBadRequest, nil, version, rpcErr(CodeParseError, "", "reading the body: %v", err))
+		writeError(w, http.StatusBadRequest, nil, version, rpcErr(a2awire.CodeParseError, "", "reading the body: %v", err))
 		return
 	}
 	req, id, rerr := decodeRequest(body)
@@ -135,18 +136,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, ok := methods[req.method]
 	switch {
 	case !known:
-		writeError(w, http.StatusOK, id, version, rpcErr(CodeVersionNotSupported, "", "A2A-Version %q is not supported; this server speaks %s and %s", r.Header.Get(VersionHeader), Version10, Version03))
+		writeError(w, http.StatusOK, id, version, rpcErr(a2awire.CodeVersionNotSupported, "", "A2A-Version %q is not supported; this server speaks %s and %s", r.Header.Get(a2awire.VersionHeader), a2awire.Version10, a2awire.Version03))
 		return
 	case !ok:
-		writeError(w, http.StatusOK, id, version, rpcErr(CodeMethodNotFound, "/method", "no method %q; the methods are %s, %s, %s, %s (A2A %s) and %s, %s, %s, %s (A2A %s)",
-			truncate(req.method, 64), MethodSendMessage, MethodSendStreamingMessage, MethodGetTask, MethodCancelTask, Version10,
-			MethodSend03, MethodStream03, MethodGet03, MethodCancel03, Version03))
+		writeError(w, http.StatusOK, id, version, rpcErr(a2awire.CodeMethodNotFound, "/method", "no method %q; the methods are %s, %s, %s, %s (A2A %s) and %s, %s, %s, %s (A2A %s)",
+			truncate(req.method, 64), a2awire.MethodSendMessage, a2awire.MethodSendStreamingMessage, a2awire.MethodGetTask, a2awire.MethodCancelTask, a2awire.Version10,
+			a2awire.MethodSend03, a2awire.MethodStream03, a2awire.MethodGet03, a2awire.MethodCancel03, a2awire.Version03))
 		return
 	case asked != "" && asked != m.version:
-		writeError(w, http.StatusOK, id, asked, rpcErr(CodeMethodNotFound, "/method", "%s is an A2A %s method; in A2A %s it is %s", req.method, m.version, asked, m.other))
+		writeError(w, http.StatusOK, id, asked, rpcErr(a2awire.CodeMethodNotFound, "/method", "%s is an A2A %s method; in A2A %s it is %s", req.method, m.version, asked, m.other))
 		return
 	}
-	w.Header().Set(VersionHeader, m.version)
+	w.Header().Set(a2awire.VersionHeader, m.version)
 	enc := encoder{version: m.version}
 	switch m.op {
 	case opSend:
@@ -171,7 +172,7 @@ func parseVersion(h string) (v string, known bool) {
 		return "", false
 	}
 	v = parts[0] + "." + parts[1]
-	return v, v == Version10 || v == Version03
+	return v, v == a2awire.Version10 || v == a2awire.Version03
 }
 
 // send starts a task for the message and answers when it has finished
@@ -228,9 +229,9 @@ func (s *Server) checkFollowUp(taskID string) *Error {
 	case err != nil:
 		return errorOf(err, "/params/message/taskId")
 	case t.state.terminal():
-		return rpcErr(CodeUnsupportedOperation, "/params/message/taskId", "task %s has finished; send a new message without taskId", taskID)
+		return rpcErr(a2awire.CodeUnsupportedOperation, "/params/message/taskId", "task %s has finished; send a new message without taskId", taskID)
 	}
-	return rpcErr(CodeUnsupportedOperation, "/params/message/taskId", "task %s is one tool call and takes no further messages", taskID)
+	return rpcErr(a2awire.CodeUnsupportedOperation, "/params/message/taskId", "task %s is one tool call and takes no further messages", taskID)
 }
 
 // start keeps a new task for msg, runs its call in the background and
@@ -387,7 +388,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"cannot encode the response"}}`)
 	}
-	w.Header().Set("Content-Type", contentJSON)
+	w.Header().Set("Content-Type", a2awire.MediaJSON)
 	w.WriteHeader(status)
 	w.Write(b)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/a2aserver"
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 var textSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
@@ -107,11 +108,11 @@ func post(t *testing.T, h http.Handler, version, body string) (int, string, []by
 	r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
 	if version != "" {
-		r.Header.Set(a2aserver.VersionHeader, version)
+		r.Header.Set(a2awire.VersionHeader, version)
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
-	return w.Code, w.Header().Get(a2aserver.VersionHeader), w.Body.Bytes()
+	return w.Code, w.Header().Get(a2awire.VersionHeader), w.Body.Bytes()
 }
 
 type rpcAnswer struct {
@@ -146,9 +147,9 @@ const (
 func TestSendMessage10(t *testing.T) {
 	agent := newFakeAgent()
 	s := newServer(t, agent)
-	status, version, body := post(t, s, a2aserver.Version10, sendBody(a2aserver.MethodSendMessage, msg10))
+	status, version, body := post(t, s, a2awire.Version10, sendBody(a2awire.MethodSendMessage, msg10))
 	a := decode(t, body)
-	if status != http.StatusOK || version != a2aserver.Version10 || a.Error != nil || string(a.ID) != "7" {
+	if status != http.StatusOK || version != a2awire.Version10 || a.Error != nil || string(a.ID) != "7" {
 		t.Fatalf("status %d version %q: %s", status, version, body)
 	}
 	var res struct {
@@ -186,8 +187,8 @@ func TestSendMessage10(t *testing.T) {
 
 func TestSendMessage03(t *testing.T) {
 	s := newServer(t, newFakeAgent())
-	for _, version := range []string{"", a2aserver.Version03, "0.3.2"} {
-		status, answered, body := post(t, s, version, sendBody(a2aserver.MethodSend03, msg03))
+	for _, version := range []string{"", a2awire.Version03, "0.3.2"} {
+		status, answered, body := post(t, s, version, sendBody(a2awire.MethodSend03, msg03))
 		a := decode(t, body)
 		var tk struct {
 			Kind      string
@@ -197,7 +198,7 @@ func TestSendMessage03(t *testing.T) {
 			}
 			History []struct{ Kind, Role string }
 		}
-		if err := json.Unmarshal(a.Result, &tk); err != nil || status != http.StatusOK || answered != a2aserver.Version03 {
+		if err := json.Unmarshal(a.Result, &tk); err != nil || status != http.StatusOK || answered != a2awire.Version03 {
 			t.Fatalf("version %q: status %d, answered %q: %s", version, status, answered, body)
 		}
 		if tk.Kind != "task" || tk.Status.State != "completed" || len(tk.Artifacts) != 1 ||
@@ -223,9 +224,9 @@ func events(t *testing.T, body []byte) []rpcAnswer {
 
 func TestStream10(t *testing.T) {
 	s := newServer(t, newFakeAgent())
-	r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(sendBody(a2aserver.MethodSendStreamingMessage, msg10)))
+	r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(sendBody(a2awire.MethodSendStreamingMessage, msg10)))
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set(a2aserver.VersionHeader, "1.0")
+	r.Header.Set(a2awire.VersionHeader, "1.0")
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
@@ -263,7 +264,7 @@ func TestStream10(t *testing.T) {
 
 func TestStream03Final(t *testing.T) {
 	s := newServer(t, newFakeAgent())
-	_, _, body := post(t, s, "", sendBody(a2aserver.MethodStream03, msg03))
+	_, _, body := post(t, s, "", sendBody(a2awire.MethodStream03, msg03))
 	evs := events(t, body)
 	var kinds []string
 	for _, ev := range evs {
@@ -303,10 +304,10 @@ func state(t *testing.T, result json.RawMessage) string {
 
 func TestCancelTask(t *testing.T) {
 	s := newServer(t, newFakeAgent())
-	send := sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block","arguments":{"a":1}}}]},"configuration":{"returnImmediately":true}}`)
+	send := sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block","arguments":{"a":1}}}]},"configuration":{"returnImmediately":true}}`)
 	_, _, body := post(t, s, "1.0", send)
 	id := taskID(t, decode(t, body).Result)
-	get := sendBody(a2aserver.MethodGetTask, fmt.Sprintf(`{"id":%q}`, id))
+	get := sendBody(a2awire.MethodGetTask, fmt.Sprintf(`{"id":%q}`, id))
 	polltest.Until(t, 5*time.Second, func() error {
 		_, _, body := post(t, s, "1.0", get)
 		if st := state(t, decode(t, body).Result); st != "TASK_STATE_WORKING" {
@@ -314,7 +315,7 @@ func TestCancelTask(t *testing.T) {
 		}
 		return nil
 	})
-	cancel := sendBody(a2aserver.MethodCancelTask, fmt.Sprintf(`{"id":%q}`, id))
+	cancel := sendBody(a2awire.MethodCancelTask, fmt.Sprintf(`{"id":%q}`, id))
 	_, _, body = post(t, s, "1.0", cancel)
 	if st := state(t, decode(t, body).Result); st != "TASK_STATE_CANCELED" {
 		t.Fatalf("cancel: %s", body)
@@ -324,19 +325,19 @@ func TestCancelTask(t *testing.T) {
 		t.Fatalf("get after cancel: %s", body)
 	}
 	_, _, body = post(t, s, "1.0", cancel)
-	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeTaskNotCancelable {
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2awire.CodeTaskNotCancelable {
 		t.Fatalf("second cancel: %s", body)
 	}
 	// 0.3 names, and a task that does not exist.
-	_, _, body = post(t, s, "0.3", sendBody(a2aserver.MethodGet03, `{"id":"nope"}`))
-	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeTaskNotFound || !strings.Contains(string(a.Error.Data), `"path":"/params/id"`) {
+	_, _, body = post(t, s, "0.3", sendBody(a2awire.MethodGet03, `{"id":"nope"}`))
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2awire.CodeTaskNotFound || !strings.Contains(string(a.Error.Data), `"path":"/params/id"`) {
 		t.Fatalf("tasks/get of no task: %s", body)
 	}
 }
 
 func TestFailedCall(t *testing.T) {
 	s := newServer(t, newFakeAgent())
-	_, _, body := post(t, s, "1.0", sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]},"metadata":{"skillId":"fail"}}`))
+	_, _, body := post(t, s, "1.0", sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]},"metadata":{"skillId":"fail"}}`))
 	var r struct {
 		Task struct {
 			Status struct {
@@ -360,20 +361,20 @@ func TestStoreBounds(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	s := newServer(t, newFakeAgent(), a2aserver.WithMaxTasks(2), a2aserver.WithTaskTTL(time.Minute), a2aserver.WithClock(clock))
-	echo := sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"echo"}}]}}`)
+	echo := sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"echo"}}]}}`)
 	var ids []string
 	for range 3 {
 		_, _, body := post(t, s, "1.0", echo)
 		ids = append(ids, taskID(t, decode(t, body).Result))
 	}
 	getErr := func(id string) *int {
-		_, _, body := post(t, s, "1.0", sendBody(a2aserver.MethodGetTask, fmt.Sprintf(`{"id":%q}`, id)))
+		_, _, body := post(t, s, "1.0", sendBody(a2awire.MethodGetTask, fmt.Sprintf(`{"id":%q}`, id)))
 		if a := decode(t, body); a.Error != nil {
 			return &a.Error.Code
 		}
 		return nil
 	}
-	if c := getErr(ids[0]); c == nil || *c != a2aserver.CodeTaskNotFound {
+	if c := getErr(ids[0]); c == nil || *c != a2awire.CodeTaskNotFound {
 		t.Fatalf("the oldest finished task was not evicted by the third")
 	}
 	if getErr(ids[1]) != nil || getErr(ids[2]) != nil {
@@ -382,16 +383,16 @@ func TestStoreBounds(t *testing.T) {
 	mu.Lock()
 	now = now.Add(time.Minute)
 	mu.Unlock()
-	if c := getErr(ids[2]); c == nil || *c != a2aserver.CodeTaskNotFound {
+	if c := getErr(ids[2]); c == nil || *c != a2awire.CodeTaskNotFound {
 		t.Fatal("a task outlived its TTL")
 	}
 	// Two running tasks fill the store: a third send is refused.
-	block := sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block"}}]},"configuration":{"returnImmediately":true}}`)
+	block := sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block"}}]},"configuration":{"returnImmediately":true}}`)
 	for range 2 {
 		post(t, s, "1.0", block)
 	}
 	_, _, body := post(t, s, "1.0", block)
-	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeInternalError || !strings.Contains(a.Error.Message, "too many") {
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2awire.CodeInternalError || !strings.Contains(a.Error.Message, "too many") {
 		t.Fatalf("third running task: %s", body)
 	}
 }
@@ -401,7 +402,7 @@ func TestCloseCancelsCalls(t *testing.T) {
 	s := a2aserver.New(agent)
 	done := make(chan []byte)
 	go func() {
-		_, _, body := post(t, s, "1.0", sendBody(a2aserver.MethodSendStreamingMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block"}}]}}`))
+		_, _, body := post(t, s, "1.0", sendBody(a2awire.MethodSendStreamingMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block"}}]}}`))
 		done <- body
 	}()
 	polltest.Until(t, 5*time.Second, func() error {
@@ -428,7 +429,7 @@ func TestCloseCancelsCalls(t *testing.T) {
 func TestStoreByteBudget(t *testing.T) {
 	s := newServer(t, newFakeAgent(), a2aserver.WithMaxTaskBytes(250))
 	echo := func(n int) string {
-		return sendBody(a2aserver.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"echo","arguments":{"p":"`+strings.Repeat("x", n)+`"}}}]}}`)
+		return sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"echo","arguments":{"p":"`+strings.Repeat("x", n)+`"}}}]}}`)
 	}
 	_, _, body := post(t, s, "1.0", echo(50))
 	first := taskID(t, decode(t, body).Result)
@@ -437,12 +438,12 @@ func TestStoreByteBudget(t *testing.T) {
 	if second.Error != nil || state(t, mustTask(t, second.Result)) != "TASK_STATE_COMPLETED" {
 		t.Fatalf("second task: %s", body)
 	}
-	_, _, body = post(t, s, "1.0", sendBody(a2aserver.MethodGetTask, fmt.Sprintf(`{"id":%q}`, first)))
-	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeTaskNotFound {
+	_, _, body = post(t, s, "1.0", sendBody(a2awire.MethodGetTask, fmt.Sprintf(`{"id":%q}`, first)))
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2awire.CodeTaskNotFound {
 		t.Fatalf("the first task outlived the byte budget: %s", body)
 	}
 	_, _, body = post(t, s, "1.0", echo(400))
-	if a := decode(t, body); a.Error == nil || a.Error.Code != a2aserver.CodeInternalError {
+	if a := decode(t, body); a.Error == nil || a.Error.Code != a2awire.CodeInternalError {
 		t.Fatalf("a message over the whole budget: %s", body)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // stream answers a streaming send of the task first (as start kept it) with Server-Sent Events (A2A 1.0
@@ -16,7 +18,7 @@ import (
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMessage, first task, enc encoder) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{}) // the call's own timeout bounds the stream
-	w.Header().Set("Content-Type", contentSSE)
+	w.Header().Set("Content-Type", a2awire.MediaSSE)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)

@@ -3,6 +3,8 @@ package a2aserver
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/adpnode/adpnode/node/a2awire"
 )
 
 // This file is the server's own model of tasks and messages, apart from
@@ -25,22 +27,22 @@ func (s state) terminal() bool {
 	return s == stateCompleted || s == stateFailed || s == stateCanceled
 }
 
-// stateNames are each state as A2A 1.0 and 0.3 write it.
-var stateNames = map[state][2]string{
-	stateSubmitted: {"TASK_STATE_SUBMITTED", "submitted"},
-	stateWorking:   {"TASK_STATE_WORKING", "working"},
-	stateCompleted: {"TASK_STATE_COMPLETED", "completed"},
-	stateFailed:    {"TASK_STATE_FAILED", "failed"},
-	stateCanceled:  {"TASK_STATE_CANCELED", "canceled"},
+// stateNames are each state in the 1.0 spelling (a2awire.State03 gives
+// the 0.3 one).
+var stateNames = map[state]string{
+	stateSubmitted: a2awire.StateSubmitted,
+	stateWorking:   a2awire.StateWorking,
+	stateCompleted: a2awire.StateCompleted,
+	stateFailed:    a2awire.StateFailed,
+	stateCanceled:  a2awire.StateCanceled,
 }
 
 // name is s as each version writes it.
 func (s state) name(version string) string {
-	n := stateNames[s]
-	if version == Version03 {
-		return n[1]
+	if version == a2awire.Version03 {
+		return a2awire.State03(stateNames[s])
 	}
-	return n[0]
+	return stateNames[s]
 }
 
 // part is one piece of content: text, or data (any JSON value).
