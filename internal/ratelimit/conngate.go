@@ -6,7 +6,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // GuardConnect names the ConnGate in the "guard" label: inbound
@@ -21,10 +20,8 @@ const GuardConnect = "connect"
 // arrive. Every other decision is left to next (nil: admit). Safe for
 // concurrent use.
 type ConnGate struct {
-	next         connmgr.ConnectionGater
-	net          *Limiter
-	skipLoopback bool
-	refused      prometheus.Counter
+	next connmgr.ConnectionGater
+	net  networkLimiter
 }
 
 var _ connmgr.ConnectionGater = (*ConnGate)(nil)
@@ -34,9 +31,9 @@ var _ connmgr.ConnectionGater = (*ConnGate)(nil)
 // "connect" and scope "network". With skipLoopback, loopback connections
 // are not charged (the nodes of a local testnet share 127.0.0.0/24).
 func NewConnGate(rate Rate, skipLoopback bool, m *Metrics, next connmgr.ConnectionGater) *ConnGate {
-	g := &ConnGate{next: next, net: New(rate), skipLoopback: skipLoopback}
+	g := &ConnGate{next: next, net: networkLimiter{lim: New(rate), skipLoopback: skipLoopback}}
 	if m != nil {
-		g.refused = m.Counter(GuardConnect, ScopeNetwork)
+		g.net.refused = m.Counter(GuardConnect, ScopeNetwork)
 	}
 	return g
 }
@@ -46,15 +43,8 @@ func (g *ConnGate) InterceptAccept(cm network.ConnMultiaddrs) bool {
 	if g.next != nil && !g.next.InterceptAccept(cm) {
 		return false
 	}
-	addr := AddrOf(cm.RemoteMultiaddr())
-	if !addr.IsValid() || g.skipLoopback && addr.IsLoopback() {
-		return true
-	}
-	if ok, _ := g.net.Allow(NetworkKey(addr)); !ok {
-		inc(g.refused)
-		return false
-	}
-	return true
+	ok, _ := g.net.allow(AddrOf(cm.RemoteMultiaddr()))
+	return ok
 }
 
 // InterceptPeerDial defers to next.

@@ -79,11 +79,31 @@ type Config struct {
 // Guard charges a request to its peer and to its source network; both
 // must admit it. Safe for concurrent use.
 type Guard struct {
-	name         string
+	name        string
+	peer        *Limiter
+	net         networkLimiter
+	refusedPeer prometheus.Counter
+}
+
+// networkLimiter charges a request to its source network: the half of a
+// Guard that a ConnGate is alone.
+type networkLimiter struct {
+	lim          *Limiter
 	skipLoopback bool
-	peer, net    *Limiter
-	refusedPeer  prometheus.Counter
-	refusedNet   prometheus.Counter
+	refused      prometheus.Counter // nil: not counted
+}
+
+// allow charges one request from addr to its network. An address with no
+// IP, or a loopback one under skipLoopback, is not charged.
+func (n *networkLimiter) allow(addr netip.Addr) (ok bool, retryAfter time.Duration) {
+	if !addr.IsValid() || n.skipLoopback && addr.IsLoopback() {
+		return true, 0
+	}
+	if ok, wait := n.lim.Allow(NetworkKey(addr)); !ok {
+		inc(n.refused)
+		return false, wait
+	}
+	return true, 0
 }
 
 // NewGuard returns a guard named name (one of the Guard constants)
@@ -94,9 +114,9 @@ func NewGuard(name string, cfg Config, m *Metrics, now func() time.Time) *Guard 
 	if now != nil {
 		opts = append(opts, WithClock(now))
 	}
-	g := &Guard{name: name, skipLoopback: cfg.SkipLoopbackNetwork, peer: New(cfg.Peer, opts...), net: New(cfg.Network, opts...)}
+	g := &Guard{name: name, peer: New(cfg.Peer, opts...), net: networkLimiter{lim: New(cfg.Network, opts...), skipLoopback: cfg.SkipLoopbackNetwork}}
 	if m != nil {
-		g.refusedPeer, g.refusedNet = m.Counter(name, ScopePeer), m.Counter(name, ScopeNetwork)
+		g.refusedPeer, g.net.refused = m.Counter(name, ScopePeer), m.Counter(name, ScopeNetwork)
 	}
 	return g
 }
@@ -111,12 +131,8 @@ func (g *Guard) Allow(peer string, addr netip.Addr) (ok bool, retryAfter time.Du
 		inc(g.refusedPeer)
 		return false, wait, ScopePeer
 	}
-	if !addr.IsValid() || g.skipLoopback && addr.IsLoopback() {
-		return true, 0, ""
-	}
-	if ok, wait := g.net.Allow(NetworkKey(addr)); !ok {
+	if ok, wait := g.net.allow(addr); !ok {
 		g.peer.Refund(peer)
-		inc(g.refusedNet)
 		return false, wait, ScopeNetwork
 	}
 	return true, 0, ""
@@ -135,7 +151,7 @@ func inc(c prometheus.Counter) {
 }
 
 // Keys returns the number of peers and networks the guard tracks.
-func (g *Guard) Keys() (peers, networks int) { return g.peer.Len(), g.net.Len() }
+func (g *Guard) Keys() (peers, networks int) { return g.peer.Len(), g.net.lim.Len() }
 
 // NetworkKey names addr's source network: its IPv4 /24 or IPv6 /48
 // prefix (an IPv4-mapped IPv6 address counts as IPv4).

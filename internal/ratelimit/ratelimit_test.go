@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/netip"
 	"sync"
 	"testing"
@@ -198,4 +199,31 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+func TestHTTPHelpers(t *testing.T) {
+	for _, tc := range []struct {
+		remote string
+		want   string
+	}{
+		{"192.0.2.7:4100", "192.0.2.7"},
+		{"[::ffff:192.0.2.7]:4100", "192.0.2.7"},
+		{"[2001:db8::1]:80", "2001:db8::1"},
+		{"not an address", "invalid IP"},
+	} {
+		r := &http.Request{RemoteAddr: tc.remote, Header: http.Header{"X-Forwarded-For": {"203.0.113.9"}}}
+		if got := ratelimit.SourceIP(r).String(); got != tc.want {
+			t.Errorf("SourceIP(%q) = %s, want %s", tc.remote, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		wait time.Duration
+		want string
+	}{{0, "1"}, {10 * time.Millisecond, "1"}, {time.Second, "1"}, {1001 * time.Millisecond, "2"}, {90 * time.Second, "90"}} {
+		h := http.Header{}
+		ratelimit.SetRetryAfter(h, tc.wait)
+		if got := h.Get("Retry-After"); got != tc.want {
+			t.Errorf("SetRetryAfter(%v) = %q, want %q", tc.wait, got, tc.want)
+		}
+	}
 }

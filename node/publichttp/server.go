@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -174,7 +171,7 @@ func guard(next http.Handler, g *ratelimit.Guard, posts []string, log *slog.Logg
 			httpapi.WriteError(w, httpapi.NewError(http.StatusRequestURITooLong, fmt.Sprintf("query longer than %d bytes", MaxQueryBytes)))
 			return
 		}
-		ip := sourceIP(r)
+		ip := ratelimit.SourceIP(r)
 		if ok, wait, scope := g.Allow(ip.String(), ip); !ok {
 			log.Debug("public http: rate limited", "peer", ip.String(), "scope", scope)
 			refuse(w, wait)
@@ -189,7 +186,7 @@ func guard(next http.Handler, g *ratelimit.Guard, posts []string, log *slog.Logg
 // next answers it.
 func (h *handler) limitDiscover(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ip := sourceIP(r)
+		ip := ratelimit.SourceIP(r)
 		if ok, wait, _ := h.discover.Allow(ip.String(), ip); !ok {
 			refuse(w, wait)
 			return
@@ -200,17 +197,6 @@ func (h *handler) limitDiscover(next http.Handler) http.Handler {
 
 // refuse answers 429 with the whole seconds until a retry can pass.
 func refuse(w http.ResponseWriter, wait time.Duration) {
-	secs := int(math.Ceil(wait.Seconds()))
-	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	ratelimit.SetRetryAfter(w.Header(), wait)
 	httpapi.WriteError(w, httpapi.NewError(http.StatusTooManyRequests, "too many requests from your address"))
-}
-
-// sourceIP is the IP the request came from (the TCP peer: headers such as
-// X-Forwarded-For are the client's to write, so they are not read).
-func sourceIP(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
 }

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"net/http"
-	"net/netip"
 	"strconv"
 
 	"github.com/adpnode/adpnode/internal/jsonerr"
+	"github.com/adpnode/adpnode/internal/ratelimit"
 )
 
 // RegisterPath is the local API route of Handler.
@@ -75,7 +74,7 @@ func (r *Registry) Handler() http.Handler {
 			writeError(w, bad)
 			return
 		}
-		ip := sourceIP(req)
+		ip := ratelimit.SourceIP(req)
 		reg, err := r.Register(req.Context(), in.URL, ip.String(), ip)
 		if err != nil {
 			writeRefusal(w, err)
@@ -111,7 +110,7 @@ func writeRefusal(w http.ResponseWriter, err error) {
 	var re *RateError
 	switch {
 	case errors.As(err, &re):
-		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(re.RetryAfter.Seconds())), 1)))
+		ratelimit.SetRetryAfter(w.Header(), re.RetryAfter)
 		status = http.StatusTooManyRequests
 	case errors.Is(err, ErrRefusedURL):
 		status = http.StatusBadRequest
@@ -125,12 +124,4 @@ func writeRefusal(w http.ResponseWriter, err error) {
 		path = "/url"
 	}
 	writeError(w, newError(status, path, err.Error()))
-}
-
-func sourceIP(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
 }
