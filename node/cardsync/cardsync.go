@@ -117,8 +117,7 @@ func New(fetch Fetch, in Intake, opts ...Option) (*Syncer, error) {
 	if cfg.peers != nil {
 		s.nextRound = cfg.now().Add(s.jittered())
 	}
-	s.wg.Add(1)
-	go s.loop()
+	s.wg.Go(s.loop)
 	return s, nil
 }
 
@@ -197,7 +196,6 @@ func (s *Syncer) poke() {
 // loop starts the syncs and the republication when they are due, and
 // sleeps until the next one is.
 func (s *Syncer) loop() {
-	defer s.wg.Done()
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
@@ -206,12 +204,7 @@ func (s *Syncer) loop() {
 			peers = s.cfg.peers() // a host call: outside s.mu
 		}
 		next := s.startDue(peers)
-		if !t.Stop() {
-			select {
-			case <-t.C:
-			default:
-			}
-		}
+		t.Stop() // since Go 1.23 no stale tick survives Stop: no drain
 		if next > 0 {
 			t.Reset(next)
 		}
@@ -252,7 +245,7 @@ func (s *Syncer) startDue(peers []peer.ID) time.Duration {
 			soonest(d)
 		} else {
 			s.republishAt, s.republished = time.Time{}, now
-			s.goRun(s.republish)
+			s.wg.Go(s.republish)
 		}
 	}
 	for len(s.running) < s.cfg.maxInFlight {
@@ -276,7 +269,7 @@ func (s *Syncer) startDue(peers []peer.ID) time.Duration {
 		delete(s.due, p)
 		s.running[p] = true
 		s.remember(p, now)
-		s.goRun(func() { s.run(p) })
+		s.wg.Go(func() { s.run(p) })
 	}
 	return next
 }
@@ -339,15 +332,6 @@ func (s *Syncer) remember(p peer.ID, now time.Time) {
 		}
 	}
 	s.last[p] = now
-}
-
-// goRun runs f in a goroutine Close waits for.
-func (s *Syncer) goRun(f func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
 }
 
 // run syncs with p and frees its slot. A failed sync (on a loaded peer
