@@ -91,13 +91,19 @@ func (c *Card) PeerID() (peer.ID, error) {
 	return PeerIDFromAgentID(c.ID)
 }
 
-// pubKeyFromAgentID returns the Ed25519 key named by an agent id.
-func pubKeyFromAgentID(id string) (crypto.PubKey, error) {
+// PublicKeyFromAgentID returns the Ed25519 key named by an agent id (see
+// PeerIDFromAgentID, which guarantees the key's type). Errors wrap
+// ErrBadID.
+func PublicKeyFromAgentID(id string) (crypto.PubKey, error) {
 	p, err := PeerIDFromAgentID(id)
 	if err != nil {
 		return nil, err
 	}
-	return p.ExtractPublicKey()
+	pub, err := p.ExtractPublicKey()
+	if err != nil { // ruled out by PeerIDFromAgentID
+		return nil, fmt.Errorf("%w: %w", ErrBadID, err)
+	}
+	return pub, nil
 }
 
 // DIDKey returns the did:key (did:key:z6Mk...) of an Ed25519 public key.

@@ -125,7 +125,7 @@ func (c *Card) Verify() error {
 	if c.Signature == "" {
 		return ErrUnsigned
 	}
-	pub, err := pubKeyFromAgentID(c.ID)
+	pub, err := PublicKeyFromAgentID(c.ID)
 	if err != nil {
 		return err
 	}

@@ -216,7 +216,7 @@ func validateID(v *validator, id string) []byte {
 		v.add("/id", shape+": an id has no userinfo, port, path, query or fragment")
 		return nil
 	}
-	pub, err := pubKeyFromAgentID(id)
+	pub, err := PublicKeyFromAgentID(id)
 	if err != nil {
 		v.add("/id", shape+": "+errText(err, ErrBadID))
 		return nil

@@ -143,17 +143,13 @@ func (n *Node) DomainVerified(ctx context.Context, c *adp.Card) string {
 	if c == nil || !strings.HasPrefix(c.DID, didwba.Prefix) {
 		return ""
 	}
-	p, err := adp.PeerIDFromAgentID(c.ID)
+	pk, err := adp.PublicKeyFromAgentID(c.ID)
 	if err != nil {
-		return domainUnverified + "the card's id names no key"
+		return domainUnverified + "the card's id names no Ed25519 key"
 	}
-	pk, err := p.ExtractPublicKey()
+	raw, err := pk.Raw() // an Ed25519 key's 32 octets: it cannot fail
 	if err != nil {
-		return domainUnverified + "the card's id names no key"
-	}
-	raw, err := pk.Raw()
-	if err != nil || len(raw) != ed25519.PublicKeySize {
-		return domainUnverified + "the card's key is not Ed25519"
+		return domainUnverified + "the card's id names no Ed25519 key"
 	}
 	ctx, cancel := context.WithTimeout(ctx, domainCheckTimeout)
 	defer cancel()

@@ -180,11 +180,8 @@ func (s a2aSignature) verify(payload []byte, pub crypto.PubKey) (string, error) 
 	}
 	key := pub
 	if key == nil {
-		p, err := adp.PeerIDFromAgentID(h.Kid)
-		if err != nil {
-			return "", fmt.Errorf("kid: %w", err)
-		}
-		if key, err = p.ExtractPublicKey(); err != nil {
+		var err error
+		if key, err = adp.PublicKeyFromAgentID(h.Kid); err != nil {
 			return "", fmt.Errorf("kid: %w", err)
 		}
 	}
