@@ -253,12 +253,11 @@ func (s *Server) start(c call, msg message, stream bool) (task, error) {
 		msg.contextID = newID()
 	}
 	t := task{id: msg.taskID, contextID: msg.contextID, state: stateSubmitted, history: []message{msg}}
-	if err := s.store.add(t, cancel); err != nil {
+	if err := s.store.add(&t, cancel); err != nil {
 		cancel()
 		<-s.running
 		return task{}, err
 	}
-	t.updated = s.cfg.now()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

@@ -38,8 +38,9 @@ func newStore(max, maxBytes int, ttl time.Duration, now func() time.Time) *store
 	return &store{max: max, maxBytes: maxBytes, ttl: ttl, now: now, tasks: make(map[string]*entry)}
 }
 
-// add keeps t (state submitted), whose call cancel ends.
-func (s *store) add(t task, cancel context.CancelFunc) error {
+// add keeps t (state submitted), whose call cancel ends, and sets its
+// time.
+func (s *store) add(t *task, cancel context.CancelFunc) error {
 	size := 0
 	for _, m := range t.history {
 		size += messageBytes(&m)
@@ -50,18 +51,23 @@ func (s *store) add(t task, cancel context.CancelFunc) error {
 		return ErrBusy
 	}
 	t.updated = s.now()
-	s.tasks[t.id] = &entry{t: t, bytes: size, cancel: cancel, changed: make(chan struct{}), done: make(chan struct{})}
+	s.tasks[t.id] = &entry{t: *t, bytes: size, cancel: cancel, changed: make(chan struct{}), done: make(chan struct{})}
 	s.order = append(s.order, t.id)
 	s.bytes += size
 	return nil
 }
 
-// makeRoomLocked evicts the expired tasks, then the oldest finished ones,
-// until tasks more tasks and size more octets fit; it reports whether
-// they do.
+// makeRoomLocked reports whether tasks more tasks and size more octets
+// fit, evicting first, when they do not, the expired tasks and then the
+// oldest finished ones. When they fit it does nothing: an expired task
+// is already invisible (lookupLocked), and costs only the room it holds
+// until room is needed.
 func (s *store) makeRoomLocked(tasks, size int) bool {
-	now := s.now()
 	fits := func() bool { return len(s.tasks)+tasks <= s.max && s.bytes+size <= s.maxBytes }
+	if fits() {
+		return true
+	}
+	now := s.now()
 	expired := func(e *entry) bool { return e.t.state.terminal() && now.Sub(e.t.updated) >= s.ttl }
 	for _, pass := range []func(*entry) bool{expired, func(e *entry) bool { return e.t.state.terminal() }} {
 		s.order = slices.DeleteFunc(s.order, func(id string) bool {
@@ -87,15 +93,16 @@ func messageBytes(m *message) int {
 }
 
 // appendReply adds p to the reply artifact of task id, making room for
-// it first (ErrBusy when there is none).
+// it first (ErrBusy when there is none). The room is made and taken
+// under one hold of the lock.
 func (s *store) appendReply(id string, p part) error {
-	s.mu.Lock()
-	if e := s.tasks[id]; e != nil && !e.t.state.terminal() && !s.makeRoomLocked(0, p.length) {
-		s.mu.Unlock()
-		return ErrBusy
-	}
-	s.mu.Unlock()
-	return s.update(id, func(t *task) bool {
+	busy := false
+	err := s.update(id, func(t *task) bool {
+		// Eviction takes only finished tasks: t, unfinished, stays.
+		if !s.makeRoomLocked(0, p.length) {
+			busy = true
+			return false
+		}
 		if len(t.artifacts) == 0 {
 			t.artifacts = []artifact{{id: replyArtifactName, name: replyArtifactName}}
 		}
@@ -104,6 +111,10 @@ func (s *store) appendReply(id string, p part) error {
 		s.bytes += p.length
 		return true
 	})
+	if err == nil && busy {
+		return ErrBusy
+	}
+	return err
 }
 
 // lookupLocked returns the live entry of id.
