@@ -81,14 +81,17 @@ func rank(a, b *admitEntry, now time.Time) int {
 	return b.firstSeen.Compare(a.firstSeen) // first seen later comes first
 }
 
-// weaker reports whether a comes before b, ties broken by agent id so the
-// order is total and deterministic.
-func weaker(a, b *admitEntry, now time.Time) bool {
+// order is the eviction order at now, ties broken by agent id so that it
+// is total and deterministic: negative when a comes first.
+func order(a, b *admitEntry, now time.Time) int {
 	if r := rank(a, b, now); r != 0 {
-		return r < 0
+		return r
 	}
-	return a.id > b.id
+	return cmp.Compare(b.id, a.id) // the larger id comes first
 }
+
+// weaker reports whether a comes before b in the eviction order.
+func weaker(a, b *admitEntry, now time.Time) bool { return order(a, b, now) < 0 }
 
 func newAdmission(maxCards int, share float64) *admission {
 	a := &admission{max: maxCards, held: make(map[string]*admitEntry), perNet: make(map[string]int)}
@@ -225,15 +228,7 @@ func (a *admission) overflow(now time.Time) []string {
 			cands = append(cands, h)
 		}
 	}
-	slices.SortFunc(cands, func(x, y *admitEntry) int {
-		switch {
-		case x == y:
-			return 0
-		case weaker(x, y, now):
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(cands, func(x, y *admitEntry) int { return order(x, y, now) })
 	n := min(len(a.held)-a.max, len(cands))
 	ids := make([]string, 0, n)
 	for _, h := range cands[:n] {
