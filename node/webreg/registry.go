@@ -262,7 +262,7 @@ func (r *Registry) Origin(id string) aicatalog.Origin {
 	defer r.mu.Unlock()
 	o := aicatalog.Origin{Provenance: aicatalog.ProvenanceWeb, URL: id, MediaType: aicatalog.MediaA2ACard}
 	if e, ok := r.entries[id]; ok {
-		o.Signed, o.Verified = false, e.Verified
+		o.Verified = e.Verified // a web card is never signed by an adpnode key: Signed stays false
 		if e.Format == FormatANP {
 			o.MediaType = aicatalog.MediaANPDescription
 		}
