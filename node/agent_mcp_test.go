@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -203,20 +202,5 @@ func TestConfigTakesOneAgent(t *testing.T) {
 		if err := c.Validate(); (err == nil) != tc.ok || (err != nil && !errors.Is(err, node.ErrInvalidConfig)) {
 			t.Errorf("%s: Validate() = %v, want ok=%v", tc.name, err, tc.ok)
 		}
-	}
-}
-
-func TestAgentMCPFromFileAndEnv(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(path, []byte(`{"agent_mcp_command": "npx -y server", "agent_mcp_url": "http://127.0.0.1:3000/mcp"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var cfg node.Config
-	if err := node.ApplyConfigFile(&cfg, path); err != nil || cfg.AgentMCPCommand != "npx -y server" || cfg.AgentMCPURL != "http://127.0.0.1:3000/mcp" {
-		t.Fatalf("config file: %v %+v", err, cfg)
-	}
-	env := map[string]string{node.EnvAgentMCPCmd: "uvx server", node.EnvAgentMCPURL: ""}
-	if err := node.ApplyEnv(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil || cfg.AgentMCPCommand != "uvx server" || cfg.AgentMCPURL != "" {
-		t.Fatalf("env: %v %+v", err, cfg)
 	}
 }

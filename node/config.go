@@ -1,17 +1,12 @@
 package node
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/connmgr"
@@ -20,7 +15,6 @@ import (
 
 	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/adp/tag"
-	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/peering"
@@ -47,8 +41,6 @@ const (
 	// DefaultDirectoryMaxCards bounds the cards a directory peer holds
 	// (MaxCards 0): a few hundred MB, on a machine run for the purpose.
 	DefaultDirectoryMaxCards = 200_000
-	// MaxConfigFileSize bounds a --config file.
-	MaxConfigFileSize = 1 << 20
 )
 
 // DefaultListen are the listen addresses used when Config.Listen is empty:
@@ -376,214 +368,4 @@ func parseBootstrap(s string) (*peer.AddrInfo, error) {
 		return nil, fmt.Errorf("%q must end in /p2p/<peer id>: %v", s, err)
 	}
 	return ai, nil
-}
-
-// fileConfig is the JSON form of a --config file. Durations are Go
-// duration strings ("5m").
-type fileConfig struct {
-	DataDir           *string  `json:"data_dir"`
-	Listen            []string `json:"listen"`
-	API               *string  `json:"api"`
-	PublicHTTP        *string  `json:"public_http"`
-	PublicURL         *string  `json:"public_url"`
-	PublicA2A         *string  `json:"public_a2a"`
-	Bootstrap         []string `json:"bootstrap"`
-	Directory         *bool    `json:"directory"`
-	AgentURL          *string  `json:"agent_url"`
-	AgentMCPCommand   *string  `json:"agent_mcp_command"`
-	AgentMCPURL       *string  `json:"agent_mcp_url"`
-	DemoAgent         *bool    `json:"demo_agent"`
-	GossipInterval    *string  `json:"gossip_interval"`
-	RepublishInterval *string  `json:"republish_interval"`
-	CardTTL           *string  `json:"card_ttl"`
-	MaxCards          *int     `json:"max_cards"`
-	ConnLow           *int     `json:"conn_low"`
-	ConnHigh          *int     `json:"conn_high"`
-	SmallMemory       *bool    `json:"small_memory"`
-	Announce          []string `json:"announce"`
-	NoAnnounce        []string `json:"no_announce"`
-	Reachability      *string  `json:"reachability"`
-	RelayService      *string  `json:"relay_service"`
-	NoPortMap         *bool    `json:"no_port_map"`
-	MDNS              *bool    `json:"mdns"`
-	A2AAllowPrivate   *bool    `json:"a2a_allow_private"`
-	DIDWbaDomain      *string  `json:"did_wba_domain"`
-}
-
-// ApplyConfigFile overlays the JSON config file at path on cfg. Unknown
-// fields are an error, so a typo never passes silently.
-func ApplyConfigFile(cfg *Config, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidConfig, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigFileSize+1))
-	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalidConfig, path, err)
-	}
-	if len(data) > MaxConfigFileSize {
-		return fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalidConfig, path, MaxConfigFileSize)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var fc fileConfig
-	if err := dec.Decode(&fc); err != nil {
-		at, msg := jsonerr.Describe(err)
-		return fmt.Errorf("%w: %s: at %q: %s", ErrInvalidConfig, path, at, msg)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: %s: trailing data after the JSON object", ErrInvalidConfig, path)
-	}
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&cfg.DataDir, fc.DataDir)
-	set(&cfg.APIAddr, fc.API)
-	set(&cfg.PublicHTTP, fc.PublicHTTP)
-	set(&cfg.PublicURL, fc.PublicURL)
-	set(&cfg.PublicA2A, fc.PublicA2A)
-	set(&cfg.AgentURL, fc.AgentURL)
-	set(&cfg.AgentMCPCommand, fc.AgentMCPCommand)
-	set(&cfg.AgentMCPURL, fc.AgentMCPURL)
-	set(&cfg.DIDWbaDomain, fc.DIDWbaDomain)
-	if fc.Listen != nil {
-		cfg.Listen = fc.Listen
-	}
-	if fc.Bootstrap != nil {
-		cfg.Bootstrap = fc.Bootstrap
-	}
-	if fc.Directory != nil {
-		cfg.Directory = *fc.Directory
-	}
-	if fc.DemoAgent != nil {
-		cfg.DemoAgent = *fc.DemoAgent
-	}
-	if fc.MaxCards != nil {
-		cfg.MaxCards = *fc.MaxCards
-	}
-	if fc.MDNS != nil {
-		cfg.MDNS = *fc.MDNS
-	}
-	if fc.A2AAllowPrivate != nil {
-		cfg.A2AAllowPrivate = *fc.A2AAllowPrivate
-	}
-	if fc.SmallMemory != nil {
-		cfg.SmallMemory = *fc.SmallMemory
-	}
-	if fc.ConnLow != nil {
-		cfg.ConnLow = *fc.ConnLow
-	}
-	if fc.Announce != nil {
-		cfg.Reach.Announce = fc.Announce
-	}
-	if fc.NoAnnounce != nil {
-		cfg.Reach.NoAnnounce = fc.NoAnnounce
-	}
-	set(&cfg.Reach.Reachability, fc.Reachability)
-	set(&cfg.Reach.RelayService, fc.RelayService)
-	if fc.NoPortMap != nil {
-		cfg.Reach.NoPortMap = *fc.NoPortMap
-	}
-	if fc.ConnHigh != nil {
-		cfg.ConnHigh = *fc.ConnHigh
-	}
-	for _, d := range []struct {
-		name string
-		src  *string
-		dst  *time.Duration
-	}{
-		{"gossip_interval", fc.GossipInterval, &cfg.GossipInterval},
-		{"republish_interval", fc.RepublishInterval, &cfg.RepublishInterval},
-		{"card_ttl", fc.CardTTL, &cfg.CardTTL},
-	} {
-		if d.src == nil {
-			continue
-		}
-		v, err := time.ParseDuration(*d.src)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %s: %v", ErrInvalidConfig, path, d.name, err)
-		}
-		*d.dst = v
-	}
-	return nil
-}
-
-// Environment variables read by ApplyEnv. List values are comma separated.
-const (
-	EnvDataDir         = "ADPNODE_DATA_DIR"
-	EnvAPI             = "ADPNODE_API"
-	EnvListen          = "ADPNODE_LISTEN"
-	EnvBootstrap       = "ADPNODE_BOOTSTRAP"
-	EnvDirectory       = "ADPNODE_DIRECTORY"
-	EnvAgentURL        = "ADPNODE_AGENT_URL"
-	EnvAgentMCPCmd     = "ADPNODE_AGENT_MCP_COMMAND"
-	EnvAgentMCPURL     = "ADPNODE_AGENT_MCP_URL"
-	EnvDemoAgent       = "ADPNODE_DEMO_AGENT"
-	EnvGossipInterval  = "ADPNODE_GOSSIP_INTERVAL"
-	EnvSmallMemory     = "ADPNODE_SMALL_MEMORY"
-	EnvMDNS            = "ADPNODE_MDNS"
-	EnvA2AAllowPrivate = "ADPNODE_A2A_ALLOW_PRIVATE"
-	EnvConfig          = "ADPNODE_CONFIG"
-)
-
-// ApplyEnv overlays the ADPNODE_* variables found by lookup (os.LookupEnv
-// in production) on cfg.
-func ApplyEnv(cfg *Config, lookup func(string) (string, bool)) error {
-	var errs []error
-	if v, ok := lookup(EnvDataDir); ok {
-		cfg.DataDir = v
-	}
-	if v, ok := lookup(EnvAPI); ok {
-		cfg.APIAddr = v
-	}
-	if v, ok := lookup(EnvAgentURL); ok {
-		cfg.AgentURL = v
-	}
-	if v, ok := lookup(EnvAgentMCPCmd); ok {
-		cfg.AgentMCPCommand = v
-	}
-	if v, ok := lookup(EnvAgentMCPURL); ok {
-		cfg.AgentMCPURL = v
-	}
-	if v, ok := lookup(EnvListen); ok {
-		cfg.Listen = splitList(v)
-	}
-	if v, ok := lookup(EnvBootstrap); ok {
-		cfg.Bootstrap = splitList(v)
-	}
-	for _, b := range []struct {
-		name string
-		dst  *bool
-	}{{EnvDirectory, &cfg.Directory}, {EnvDemoAgent, &cfg.DemoAgent}, {EnvSmallMemory, &cfg.SmallMemory}, {EnvMDNS, &cfg.MDNS}, {EnvA2AAllowPrivate, &cfg.A2AAllowPrivate}} {
-		if v, ok := lookup(b.name); ok && v != "" {
-			x, err := strconv.ParseBool(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%w: %s=%q: not a boolean", ErrInvalidConfig, b.name, v))
-				continue
-			}
-			*b.dst = x
-		}
-	}
-	if v, ok := lookup(EnvGossipInterval); ok && v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s=%q: %v", ErrInvalidConfig, EnvGossipInterval, v, err))
-		} else {
-			cfg.GossipInterval = d
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -72,59 +72,6 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-func TestConfigPrecedence(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "adpnode.json")
-	body := `{"data_dir": "/from/file", "api": "127.0.0.1:7000", "directory": true, "gossip_interval": "30s", "listen": ["/ip4/127.0.0.1/tcp/4001"], "small_memory": true}`
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := DefaultConfig()
-	if err := ApplyConfigFile(&cfg, file); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.DataDir != "/from/file" || cfg.APIAddr != "127.0.0.1:7000" || !cfg.Directory || cfg.GossipInterval != 30*time.Second || !cfg.SmallMemory {
-		t.Fatalf("file not applied: %+v", cfg)
-	}
-	env := map[string]string{EnvAPI: "127.0.0.1:7001", EnvBootstrap: "/ip4/127.0.0.1/tcp/1/p2p/a, /ip4/127.0.0.1/tcp/2/p2p/b", EnvDirectory: "false"}
-	if err := ApplyEnv(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
-		t.Fatal(err)
-	}
-	if cfg.DataDir != "/from/file" {
-		t.Errorf("env without data dir changed it to %q", cfg.DataDir)
-	}
-	if cfg.APIAddr != "127.0.0.1:7001" || cfg.Directory || len(cfg.Bootstrap) != 2 || cfg.Bootstrap[1] != "/ip4/127.0.0.1/tcp/2/p2p/b" {
-		t.Fatalf("env not applied over file: %+v", cfg)
-	}
-	env = map[string]string{EnvDirectory: "maybe"}
-	if err := ApplyEnv(&cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), EnvDirectory) {
-		t.Fatalf("bad boolean: %v", err)
-	}
-}
-
-func TestConfigFileRejects(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{
-		"unknown field": `{"data_dri": "x"}`,
-		"bad duration":  `{"gossip_interval": "soon"}`,
-		"trailing":      `{} {}`,
-		"not json":      `data_dir = x`,
-	} {
-		file := filepath.Join(dir, strings.ReplaceAll(name, " ", "_"))
-		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cfg := DefaultConfig()
-		if err := ApplyConfigFile(&cfg, file); !errors.Is(err, ErrInvalidConfig) {
-			t.Errorf("%s: err = %v, want ErrInvalidConfig", name, err)
-		}
-	}
-	cfg := DefaultConfig()
-	if err := ApplyConfigFile(&cfg, filepath.Join(dir, "missing")); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("missing file: %v", err)
-	}
-}
-
 func TestIdentity(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := loadIdentity(dir); !errors.Is(err, ErrNotInitialized) {

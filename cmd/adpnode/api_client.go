@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/adpnode/adpnode/internal/termtext"
-	"github.com/adpnode/adpnode/node"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
 
@@ -55,7 +54,7 @@ func (f *apiFlags) register(cmd *cobra.Command) {
 
 // defaultDataDir is $ADPNODE_DATA_DIR, else ~/.adpnode.
 func defaultDataDir() string {
-	if d := os.Getenv(node.EnvDataDir); d != "" {
+	if d := os.Getenv(EnvDataDir); d != "" {
 		return d
 	}
 	if home, err := os.UserHomeDir(); err == nil {

@@ -117,14 +117,14 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	cfg := node.DefaultConfig()
 	file := rf.config
 	if file == "" {
-		file = os.Getenv(node.EnvConfig)
+		file = os.Getenv(EnvConfig)
 	}
 	if file != "" {
-		if err := node.ApplyConfigFile(&cfg, file); err != nil {
+		if err := applyConfigFile(&cfg, file); err != nil {
 			return cfg, err
 		}
 	}
-	if err := node.ApplyEnv(&cfg, os.LookupEnv); err != nil {
+	if err := applyEnv(&cfg, os.LookupEnv); err != nil {
 		return cfg, err
 	}
 	f := cmd.Flags()

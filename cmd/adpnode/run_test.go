@@ -190,9 +190,9 @@ func TestRunConfigPrecedence(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{"data_dir":"/file","api":"127.0.0.1:7001","directory":true}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(node.EnvAPI, "127.0.0.1:7002")
-	t.Setenv(node.EnvDataDir, "/env")
-	t.Setenv(node.EnvSmallMemory, "1") // as the testnet sets it
+	t.Setenv(EnvAPI, "127.0.0.1:7002")
+	t.Setenv(EnvDataDir, "/env")
+	t.Setenv(EnvSmallMemory, "1") // as the testnet sets it
 	var rf runFlags
 	rf.config, rf.dataDir, rf.logLevel = file, "/flag", "info"
 	cmd := newRunCmd()
@@ -206,7 +206,7 @@ func TestRunConfigPrecedence(t *testing.T) {
 	if cfg.DataDir != "/flag" || cfg.APIAddr != "127.0.0.1:7002" || !cfg.Directory || !cfg.SmallMemory {
 		t.Fatalf("precedence: data dir %q api %q directory %v small memory %v", cfg.DataDir, cfg.APIAddr, cfg.Directory, cfg.SmallMemory)
 	}
-	t.Setenv(node.EnvDirectory, "not-a-bool")
+	t.Setenv(EnvDirectory, "not-a-bool")
 	if _, err := rf.buildConfig(newRunCmd()); !errors.Is(err, node.ErrInvalidConfig) {
 		t.Fatalf("bad env: %v", err)
 	}
