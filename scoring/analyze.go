@@ -31,6 +31,9 @@ import (
 //  6. a camel-case identifier ("AutoModelForSequenceClassification")
 //     is a term, and so is each of its words (auto, model, sequenc,
 //     classif), as tools and APIs are named that way.
+//
+// A card's fields are read sentence by sentence (eachSentence), and a
+// sentence its field has already said adds nothing (AnalyzeDoc).
 
 const maxTokenLen = 40
 
