@@ -69,9 +69,13 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 	}
 	// add counts the terms of text in field f, each sentence once: a
 	// sentence the field has already said, in the same words, adds
-	// nothing (sentenceKey).
+	// nothing (sentenceKey), unless WithRepeatedSentences counts it.
 	add := func(f int, text string) {
 		fn := count(f)
+		if c.repeats {
+			c.an.each(text, fn)
+			return
+		}
 		eachSentence(text, func(s string) {
 			if k, ok := sentenceKey(f, s); ok {
 				if _, said := tc.said[k]; said {

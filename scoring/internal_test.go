@@ -238,6 +238,15 @@ func TestRepeatedSentence(t *testing.T) {
 			t.Errorf("tool passage %d has %d terms, want 4", i, ex.N)
 		}
 	}
+	// WithRepeatedSentences counts them again.
+	rm, err := NewModel(WithRepeatedSentences(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = Doc{ID: "d", Description: "Translate invoices. Translate invoices."}
+	if dt := rm.AnalyzeDoc(&d, nil); dt.Lens[fieldDesc] != 4 {
+		t.Errorf("with repeated sentences: description length %d, want 4", dt.Lens[fieldDesc])
+	}
 	// Sentences split only between tokens.
 	text := "Runs v1.5 on image.jpg. Next step!\nThen 翻译。文档 done?"
 	var whole, parts []string

@@ -26,6 +26,7 @@ type Model struct {
 	coldBoost    float64
 	compactRatio float64
 	floor        float64
+	repeats      bool // count a sentence a field says again (WithRepeatedSentences)
 }
 
 func defaultConfig() Model {
@@ -140,6 +141,12 @@ func WithStemming(on bool) Option {
 // default). It has no effect without stemming.
 func WithDerivation(on bool) Option {
 	return func(c *Model) error { c.an.derive = on; return nil }
+}
+
+// WithRepeatedSentences sets whether a sentence a field of a card says
+// again in the same words counts again (off by default: it counts once).
+func WithRepeatedSentences(count bool) Option {
+	return func(c *Model) error { c.repeats = count; return nil }
 }
 
 // WithIdentifierSplitting turns the indexing of the words of camel-case
