@@ -192,16 +192,21 @@ func eachSentence(text string, fn func(string)) {
 }
 
 // sentenceKey identifies a sentence of field f by its words: the FNV-1a
-// hash of its letters, digits and marks in lower case, each run of
-// anything else read as one space, with f mixed in. It reports false
-// for a sentence without a word.
+// hash of what the tokenizer keeps (classify: letters, digits and
+// marks) in lower case, each run of anything else read as one space,
+// with f mixed in. It reports false for a sentence without a word.
 func sentenceKey(f int, s string) (uint64, bool) {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037) ^ uint64(f+1)
 	h *= prime
 	words, sep := false, false
-	for _, r := range s {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r)) {
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		if classify(r) == runeSep {
 			sep = words
 			continue
 		}
@@ -209,7 +214,12 @@ func sentenceKey(f int, s string) (uint64, bool) {
 			h = (h ^ ' ') * prime
 			sep = false
 		}
-		r = unicode.ToLower(r)
+		switch {
+		case 'A' <= r && r <= 'Z':
+			r += 'a' - 'A'
+		case r >= utf8.RuneSelf:
+			r = unicode.ToLower(r)
+		}
 		for ; r > 0; r >>= 8 {
 			h = (h ^ uint64(r&0xff)) * prime
 		}
