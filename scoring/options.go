@@ -27,6 +27,7 @@ type Model struct {
 	compactRatio float64
 	floor        float64
 	repeats      bool // count a sentence a field says again (WithRepeatedSentences)
+	chat         bool // drop conversational words from queries (WithConversationalWords)
 }
 
 func defaultConfig() Model {
@@ -42,6 +43,7 @@ func defaultConfig() Model {
 		coldBoost:    DefaultColdStartBoost,
 		compactRatio: 0.5,
 		floor:        DefaultRelevanceFloor,
+		chat:         true,
 	}
 }
 
@@ -153,6 +155,14 @@ func WithRepeatedSentences(count bool) Option {
 // identifiers, beside the identifiers, on or off (on by default).
 func WithIdentifierSplitting(on bool) Option {
 	return func(c *Model) error { c.an.camel = on; return nil }
+}
+
+// WithConversationalWords turns on or off the dropping from queries of
+// the words that only greet or ask politely ("hey", "hello", "kindly",
+// "thx"; on by default). Cards keep them. It has no effect without
+// stopwords.
+func WithConversationalWords(drop bool) Option {
+	return func(c *Model) error { c.chat = drop; return nil }
 }
 
 // WithStopwords turns English stopword removal on or off (on by default).
