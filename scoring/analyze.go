@@ -23,6 +23,8 @@ import (
 //     characters form a term (a lone character is a term on its own), so
 //     that "翻译文档" and "翻译" share "翻译" without a dictionary;
 //  4. English stopwords dropped, tokens longer than maxTokenLen dropped;
+//     in a query, also the words that only greet or ask politely
+//     (conversational), which name no need;
 //  5. Snowball's English stemmer (Porter2) on ASCII words, so that
 //     "translator", "translating" and "translation" meet on "translat";
 //     then the derivational pairs Porter2 keeps apart are joined
@@ -31,6 +33,9 @@ import (
 //  6. a camel-case identifier ("AutoModelForSequenceClassification")
 //     is a term, and so is each of its words (auto, model, sequenc,
 //     classif), as tools and APIs are named that way.
+//
+// A card's fields are read sentence by sentence (eachSentence), and a
+// sentence its field has already said adds nothing (AnalyzeDoc).
 
 const maxTokenLen = 40
 
@@ -48,11 +53,30 @@ why will with would you your yours yourself yourselves please also get give tell
 	return m
 }()
 
+// conversational are the words a request says to greet or to ask
+// politely: they name no need, so a query drops them (Model.Prepare,
+// WithConversationalWords), while a card keeps them, since an agent may
+// be named after one ("HeyGen", "Hello Bot"). The list holds only words
+// that cannot be a need in a request ("greetings", "thank" and "dear"
+// can: greeting cards, thank-you notes); it is matched before stemming,
+// so "kindly" goes and "kind" stays. "please" and "could you" are
+// stopwords already. On MetaTool, whose requests often open with "Hey"
+// or "Hi", a query for "hey" otherwise finds HeyGen through the part of
+// its name.
+var conversational = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(`hey hi hello hiya howdy kindly pls plz thx`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // analyzer turns text into index terms.
 type analyzer struct {
 	stem      bool
 	derive    bool // join derivational pairs after stemming (derive)
 	stopwords bool
+	chat      bool       // also drop the conversational words (queries only)
 	camel     bool       // also emit the parts of camel-case identifiers
 	stems     *stemCache // nil: stem every word afresh
 }
@@ -215,7 +239,7 @@ func (a analyzer) emit(tok string, memo map[string]string, fn func(string)) {
 // term is the index term of a word, "" for a stopword.
 func (a analyzer) term(tok string) string {
 	tok = lowerASCIIOrUnicode(tok)
-	if a.stopwords && (stopwords[tok] || english.IsStopWord(tok)) {
+	if a.stopwords && (stopwords[tok] || english.IsStopWord(tok)) || a.chat && conversational[tok] {
 		return ""
 	}
 	if a.stem {

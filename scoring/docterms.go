@@ -2,6 +2,8 @@ package scoring
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TermTF is one distinct term of a document with its per-field term
@@ -35,13 +37,14 @@ type DocTerms struct {
 // TermCounts are the maps analyzeDoc counts terms in, reused across
 // documents (pooled by the index).
 type TermCounts struct {
-	doc map[string]uint16
-	ex  map[string]uint8
+	doc  map[string]uint16
+	ex   map[string]uint8
+	said map[uint64]struct{} // sentences counted in a context field (sentenceKey)
 }
 
 // NewTermCounts returns empty counting maps for AnalyzeDoc.
 func NewTermCounts() *TermCounts {
-	return &TermCounts{doc: make(map[string]uint16, 64), ex: make(map[string]uint8, 16)}
+	return &TermCounts{doc: make(map[string]uint16, 64), ex: make(map[string]uint8, 16), said: make(map[uint64]struct{}, 16)}
 }
 
 // AnalyzeDoc tokenizes every field of d. It runs outside any lock. tc
@@ -52,8 +55,8 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 		tc = NewTermCounts()
 	}
 	tf := tc.doc
-	add := func(f int, text string) {
-		c.an.each(text, func(t string) {
+	count := func(f int) func(string) {
+		return func(t string) {
 			if out.Lens[f] < maxFieldLen {
 				out.Lens[f]++
 			}
@@ -62,6 +65,25 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 				v += 1 << (TFBits * f)
 			}
 			tf[t] = v
+		}
+	}
+	// add counts the terms of text in field f, each sentence once: a
+	// sentence the field has already said, in the same words, adds
+	// nothing (sentenceKey), unless WithRepeatedSentences counts it.
+	add := func(f int, text string) {
+		fn := count(f)
+		if c.repeats {
+			c.an.each(text, fn)
+			return
+		}
+		eachSentence(text, func(s string) {
+			if k, ok := sentenceKey(f, s); ok {
+				if _, said := tc.said[k]; said {
+					return
+				}
+				tc.said[k] = struct{}{}
+			}
+			c.an.each(s, fn)
 		})
 	}
 	add(fieldName, d.Name)
@@ -147,4 +169,61 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 func (tc *TermCounts) Reset() {
 	clear(tc.doc)
 	clear(tc.ex)
+	clear(tc.said)
+}
+
+// eachSentence calls fn for every sentence of text, in order: the parts
+// after a sentence end that white space or the end of the text follows
+// (as Clauses reads them) and after a line break. The parts cover the
+// text and split it only between tokens, so analysing them one by one
+// yields the terms of the whole.
+func eachSentence(text string, fn func(string)) {
+	start := 0
+	for i, r := range text {
+		n := utf8.RuneLen(r)
+		if r == '\n' || isSentenceEnd(r) && sentenceEndsAt(text, i+n) {
+			fn(text[start : i+n])
+			start = i + n
+		}
+	}
+	if start < len(text) {
+		fn(text[start:])
+	}
+}
+
+// sentenceKey identifies a sentence of field f by its words: the FNV-1a
+// hash of what the tokenizer keeps (classify: letters, digits and
+// marks) in lower case, each run of anything else read as one space,
+// with f mixed in. It reports false for a sentence without a word.
+func sentenceKey(f int, s string) (uint64, bool) {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037) ^ uint64(f+1)
+	h *= prime
+	words, sep := false, false
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		if classify(r) == runeSep {
+			sep = words
+			continue
+		}
+		if sep {
+			h = (h ^ ' ') * prime
+			sep = false
+		}
+		switch {
+		case 'A' <= r && r <= 'Z':
+			r += 'a' - 'A'
+		case r >= utf8.RuneSelf:
+			r = unicode.ToLower(r)
+		}
+		for ; r > 0; r >>= 8 {
+			h = (h ^ uint64(r&0xff)) * prime
+		}
+		words = true
+	}
+	return h, words
 }

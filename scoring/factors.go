@@ -451,7 +451,9 @@ func (c *Model) Prepare(q Query) *Plan {
 		p.Warnings = append(p.Warnings, "query text truncated")
 	}
 	tseen := make(map[string]int) // term -> position in p.Terms
-	c.an.eachMemo(text, make(map[string]string), func(t string) {
+	qa := c.an
+	qa.chat = c.chat && qa.stopwords
+	qa.eachMemo(text, make(map[string]string), func(t string) {
 		if i, ok := tseen[t]; ok {
 			p.QTF[i]++
 			return

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"testing"
@@ -177,5 +178,81 @@ func TestFactors(t *testing.T) {
 		if got := Freshness(tt.indexed, tt.expires, n); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("Freshness(%d, %d) = %v, want %v", tt.indexed-n, tt.expires-n, got, tt.want)
 		}
+	}
+}
+
+// TestRepeatedSentence checks that a sentence a field says again, in the
+// same words, adds no term frequency and no length, that other fields
+// and the tool passages keep theirs, and that reading a text sentence by
+// sentence yields the terms of the whole.
+func TestRepeatedSentence(t *testing.T) {
+	m, err := NewModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := func(d Doc) (map[string]uint16, [NumFields]uint16) {
+		dt := m.AnalyzeDoc(&d, nil)
+		tf := make(map[string]uint16)
+		for _, x := range dt.Terms {
+			tf[x.Term] = x.TF
+		}
+		return tf, dt.Lens
+	}
+	once := Doc{ID: "a", Name: "Invoice translator", Description: "Translate invoices into German. Fast."}
+	tests := []struct {
+		name string
+		desc string
+	}{
+		{"repeated at the end", "Translate invoices into German. Fast. Translate invoices into German."},
+		{"case and spacing aside", "Translate invoices into German. Fast.\ntranslate  INVOICES into german!"},
+		{"twice in a row", "Translate invoices into German. Translate invoices into German. Fast."},
+	}
+	wantTF, wantLens := terms(once)
+	for _, tt := range tests {
+		d := once
+		d.Description = tt.desc
+		tf, lens := terms(d)
+		if !maps.Equal(tf, wantTF) || lens != wantLens {
+			t.Errorf("%s: terms %v lens %v, want %v %v", tt.name, tf, lens, wantTF, wantLens)
+		}
+	}
+	// A sentence said once in each of two fields counts in both; said
+	// twice in one field it does not count twice there.
+	d := Doc{ID: "b", Name: "Translate invoices", Description: "Translate invoices. Translate invoices."}
+	tf, lens := terms(d)
+	if lens[fieldName] != 2 || lens[fieldDesc] != 2 {
+		t.Errorf("lens %v: want 2 name and 2 description terms", lens)
+	}
+	if v := tf["translat"]; (v>>(TFBits*fieldName))&TFMax != 1 || (v>>(TFBits*fieldDesc))&TFMax != 1 {
+		t.Errorf("tf of translat %#x: want 1 in the name and 1 in the description", v)
+	}
+	// Two tools with the same description: once in the tools field, and
+	// each tool's passage keeps it.
+	d = Doc{ID: "c", Tools: []ToolText{{Name: "alpha", Description: "Returns a JSON report."}, {Name: "beta", Description: "Returns a JSON report."}}}
+	dt := m.AnalyzeDoc(&d, nil)
+	if dt.Lens[fieldTools] != 5 { // alpha, return, json, report, beta
+		t.Errorf("tools field length %d, want 5", dt.Lens[fieldTools])
+	}
+	for i, ex := range dt.Examples {
+		if ex.N != 4 {
+			t.Errorf("tool passage %d has %d terms, want 4", i, ex.N)
+		}
+	}
+	// WithRepeatedSentences counts them again.
+	rm, err := NewModel(WithRepeatedSentences(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = Doc{ID: "d", Description: "Translate invoices. Translate invoices."}
+	if dt := rm.AnalyzeDoc(&d, nil); dt.Lens[fieldDesc] != 4 {
+		t.Errorf("with repeated sentences: description length %d, want 4", dt.Lens[fieldDesc])
+	}
+	// Sentences split only between tokens.
+	text := "Runs v1.5 on image.jpg. Next step!\nThen 翻译。文档 done?"
+	var whole, parts []string
+	m.an.each(text, func(s string) { whole = append(whole, s) })
+	eachSentence(text, func(s string) { m.an.each(s, func(s string) { parts = append(parts, s) }) })
+	if !slices.Equal(whole, parts) {
+		t.Errorf("terms by sentence %q, want %q", parts, whole)
 	}
 }

@@ -26,6 +26,8 @@ type Model struct {
 	coldBoost    float64
 	compactRatio float64
 	floor        float64
+	repeats      bool // count a sentence a field says again (WithRepeatedSentences)
+	chat         bool // drop conversational words from queries (WithConversationalWords)
 }
 
 func defaultConfig() Model {
@@ -41,6 +43,7 @@ func defaultConfig() Model {
 		coldBoost:    DefaultColdStartBoost,
 		compactRatio: 0.5,
 		floor:        DefaultRelevanceFloor,
+		chat:         true,
 	}
 }
 
@@ -142,10 +145,24 @@ func WithDerivation(on bool) Option {
 	return func(c *Model) error { c.an.derive = on; return nil }
 }
 
+// WithRepeatedSentences sets whether a sentence a field of a card says
+// again in the same words counts again (off by default: it counts once).
+func WithRepeatedSentences(count bool) Option {
+	return func(c *Model) error { c.repeats = count; return nil }
+}
+
 // WithIdentifierSplitting turns the indexing of the words of camel-case
 // identifiers, beside the identifiers, on or off (on by default).
 func WithIdentifierSplitting(on bool) Option {
 	return func(c *Model) error { c.an.camel = on; return nil }
+}
+
+// WithConversationalWords turns on or off the dropping from queries of
+// the words that only greet or ask politely ("hey", "hello", "kindly",
+// "thx"; on by default). Cards keep them. It has no effect without
+// stopwords.
+func WithConversationalWords(drop bool) Option {
+	return func(c *Model) error { c.chat = drop; return nil }
 }
 
 // WithStopwords turns English stopword removal on or off (on by default).

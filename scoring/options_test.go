@@ -2,6 +2,7 @@ package scoring_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -198,6 +199,58 @@ func TestShortFieldCounts(t *testing.T) {
 		res := n.Search(q, nil, time.Now())
 		if len(res.Hits) != 2 || res.Hits[0].ID != tt.want {
 			t.Errorf("options %d: hits %+v, want 2 with %s first", len(tt.opts), res.Hits, tt.want)
+		}
+	}
+}
+
+// TestConversationalWords checks that a query drops the words that only
+// greet or ask politely, matched before stemming, and that a card keeps
+// them.
+func TestConversationalWords(t *testing.T) {
+	for _, tt := range []struct {
+		drop bool
+		q    string
+		want []string
+	}{
+		{true, "Hey! Hi, could you kindly translate this? thx", []string{"translat"}},
+		{true, "Hello, what kind of translator is there?", []string{"kind", "translat"}},
+		{true, "Write a thank-you note, with greetings", []string{"write", "thank", "note", "greet"}},
+		{false, "Hey, translate this", []string{"hey", "translat"}},
+	} {
+		m, err := scoring.NewModel(scoring.WithConversationalWords(tt.drop))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Prepare(scoring.Query{Text: tt.q}).Terms; !slices.Equal(got, tt.want) {
+			t.Errorf("drop %v: terms of %q = %q, want %q", tt.drop, tt.q, got, tt.want)
+		}
+	}
+	// A card keeps its words: a greeting no longer finds HeyGen through
+	// the part of its name, its name still does.
+	for _, tt := range []struct {
+		drop bool
+		q    string
+		want string
+	}{
+		{true, "Hey, make me a video", "clipper"},
+		{false, "Hey, make me a video", "heygen"},
+		{true, "HeyGen video", "heygen"},
+	} {
+		n, err := scoring.NewNaive(scoring.WithConversationalWords(tt.drop))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []scoring.Doc{
+			{ID: "heygen", Name: "HeyGen", Description: "Avatar videos."},
+			{ID: "clipper", Name: "Clipper", Description: "Makes short videos from a script."},
+		} {
+			if err := n.Upsert(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := n.Search(scoring.Query{Text: tt.q, MinScore: -1}, nil, time.Now())
+		if len(res.Hits) == 0 || res.Hits[0].ID != tt.want {
+			t.Errorf("drop %v, %q: hits %+v, want %s first", tt.drop, tt.q, res.Hits, tt.want)
 		}
 	}
 }

@@ -214,3 +214,57 @@ func TestLongFieldsEqualNaive(t *testing.T) {
 		sameHits(t, x.Search(query, nil, now).Hits, want)
 	}
 }
+
+// A sentence a field says again counts once, in the index as in the
+// naive scan: both agree on cards whose descriptions and tools repeat
+// sentences, and a card that says its description twice scores as the
+// same card saying it once.
+func TestRepeatedSentencesEqualNaive(t *testing.T) {
+	x, err := index.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv, err := scoring.NewNaive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := []string{"Translate invoices into German.", "Summarize long contracts!", "Classify images of receipts.",
+		"Detect speech in recordings?", "Returns a JSON report.", "Search flights and hotels.\n", "translate  INVOICES into german."}
+	r := rand.New(rand.NewPCG(5, 6))
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pool[r.IntN(len(pool))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	upsert := func(d scoring.Doc) {
+		t.Helper()
+		if err := x.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := nv.Upsert(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 120 {
+		upsert(scoring.Doc{ID: fmt.Sprintf("agent-%03d", i), Name: text(1), Description: text(1 + i%6),
+			Tools: []scoring.ToolText{{Name: "report", Description: text(2)}, {Name: "export", Description: text(2)}}})
+	}
+	upsert(scoring.Doc{ID: "once", Description: "Transcribe voicemail. Route urgent calls."})
+	upsert(scoring.Doc{ID: "twice", Description: "Transcribe voicemail. Route urgent calls. Transcribe voicemail. Route urgent calls."})
+	now := time.Now()
+	for _, q := range []string{"translate invoices", "json report", "classify receipts speech", "flights hotels contracts", "transcribe voicemail"} {
+		query := scoring.Query{Text: q, Limit: 50}
+		want := nv.Search(query, nil, now).Hits
+		if len(want) == 0 {
+			t.Fatalf("%q: no hits, nothing compared", q)
+		}
+		sameHits(t, x.Search(query, nil, now).Hits, want)
+	}
+	hits := x.Search(scoring.Query{Text: "transcribe voicemail", Limit: 10}, nil, now).Hits
+	if len(hits) != 2 || hits[0].Score != hits[1].Score {
+		t.Fatalf("once and twice: hits %+v, want two with one score", hits)
+	}
+}

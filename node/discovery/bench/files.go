@@ -36,13 +36,17 @@ func (o Options) scoringOptions() []scoring.Option {
 
 // baselineOptions are the plain BM25 baseline's: the semantic factor
 // alone, Snowball stemming (without the derivational pairs) and
-// stopwords, no identifier splitting, no relevance floor. Its documents are flattened by baselineDoc, so that
-// BM25 runs over one bag of every word of the card.
+// stopwords, no identifier splitting, every repeated sentence counted,
+// greetings kept in queries, no relevance floor. Its documents are
+// flattened by baselineDoc, so that BM25 runs over one bag of every
+// word of the card.
 func baselineOptions() []scoring.Option {
 	return []scoring.Option{scoring.WithTags(tag.Default()),
 		scoring.WithWeights(scoring.Weights{Semantic: 1}),
 		scoring.WithIdentifierSplitting(false),
 		scoring.WithDerivation(false),
+		scoring.WithRepeatedSentences(true),
+		scoring.WithConversationalWords(false),
 		scoring.WithRelevanceFloor(0)}
 }
 
