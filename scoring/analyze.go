@@ -60,12 +60,14 @@ why will with would you your yours yourself yourselves please also get give tell
 // that cannot be a need in a request ("greetings", "thank" and "dear"
 // can: greeting cards, thank-you notes); it is matched before stemming,
 // so "kindly" goes and "kind" stays. "please" and "could you" are
-// stopwords already. On MetaTool, whose requests often open with "Hey"
+// stopwords already; "hi" stays, being also the ISO 639-1 code of
+// Hindi ("translate to hi"), and dropping it gained nothing on MetaTool.
+// On MetaTool, whose requests often open with "Hey"
 // or "Hi", a query for "hey" otherwise finds HeyGen through the part of
 // its name.
 var conversational = func() map[string]bool {
 	m := make(map[string]bool)
-	for _, w := range strings.Fields(`hey hi hello hiya howdy kindly pls plz thx`) {
+	for _, w := range strings.Fields(`hey hello hiya howdy kindly pls plz thx`) {
 		m[w] = true
 	}
 	return m

@@ -85,9 +85,11 @@
 // lower case, words split on anything but letters, digits and marks,
 // character bigrams in scripts written without spaces (Han, Kana,
 // Hangul, Thai, ...), English stopwords dropped (in a query also the
-// words that only greet or ask politely, "hey", "hi", "hello",
-// "kindly", "thx": WithConversationalWords; a card keeps them, as an
-// agent may be named after one), Snowball English stemming, then the derivational pairs Snowball keeps apart joined
+// words that only greet or ask politely, "hey", "hello", "kindly",
+// "thx": WithConversationalWords; a card keeps them, as an agent may be
+// named after one; "hi" stays, as it is also the language code of
+// Hindi), Snowball English stemming, then the derivational pairs
+// Snowball keeps apart joined
 // (WithDerivation): a request names a task with a verb ("classify
 // photos", "recognize speech") and a card its capability with a noun
 // ("image classification", "speech recognition", "object detector"). On

@@ -212,7 +212,8 @@ func TestConversationalWords(t *testing.T) {
 		q    string
 		want []string
 	}{
-		{true, "Hey! Hi, could you kindly translate this? thx", []string{"translat"}},
+		{true, "Hey! Hello, could you kindly translate this? thx", []string{"translat"}},
+		{true, "Hi, translate this into hi", []string{"hi", "translat"}}, // "hi" is also the code of Hindi: kept
 		{true, "Hello, what kind of translator is there?", []string{"kind", "translat"}},
 		{true, "Write a thank-you note, with greetings", []string{"write", "thank", "note", "greet"}},
 		{false, "Hey, translate this", []string{"hey", "translat"}},
