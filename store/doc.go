@@ -106,8 +106,10 @@
 //
 // # Memory
 //
-// Badger's defaults reserve about 86 MiB; WithSmallMemory cuts that to a
-// few MiB for tests and testnets, and WithInMemory needs no directory.
+// Badger's defaults reserve about 86 MiB of heap; WithSmallMemory sizes
+// Badger for a card store (a 1 MiB memtable, no compression, no caches)
+// and holds about 1.4 MiB, for tests and testnets; WithInMemory needs no
+// directory.
 // Interaction counters are also kept in memory (one small struct per agent
 // called) so that scoring reads them without I/O.
 //

@@ -1,9 +1,11 @@
 package store_test
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -37,6 +39,44 @@ func TestSmallMemoryFootprint(t *testing.T) {
 	t.Logf("small-memory store: %.1f MiB of heap", float64(heap)/(1<<20))
 	if heap > limit {
 		t.Fatalf("small-memory store holds %.1f MiB, want under %d MiB", float64(heap)/(1<<20), limit>>20)
+	}
+}
+
+// TestSmallMemoryLargestCard: the small-memory memtable takes the
+// largest transaction a store writes, a card of about adp.MaxCardSize (and
+// its revocation, which deletes the card and writes a tombstone in one
+// transaction), and the card reads back after a reopen.
+func TestSmallMemoryLargestCard(t *testing.T) {
+	dir := t.TempDir()
+	sk := newKey(t)
+	big := makeCard(t, sk, cardSpec{seq: 1, padding: adp.MaxCardSize - 2048})
+	if n := len(big.Raw()); n < adp.MaxCardSize-2048 || n > adp.MaxCardSize {
+		t.Fatalf("card of %d bytes, want just under %d", n, adp.MaxCardSize)
+	}
+	s := openWith(t, dir, nil)
+	const versions = 20 // 1.2 MiB: more than a memtable holds, so one is flushed to a table
+	for i := range versions {
+		c := makeCard(t, sk, cardSpec{seq: uint64(i + 1), padding: adp.MaxCardSize - 2048})
+		if !put(t, s, c, store.SourceGossip) {
+			t.Fatalf("version %d not stored", i+1)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openWith(t, dir, nil)
+	rec, err := s.Card(context.Background(), big.ID)
+	if err != nil {
+		t.Fatalf("Card after reopen: %v", err)
+	}
+	if got := len(rec.Card.Raw()); got < adp.MaxCardSize-2048 {
+		t.Fatalf("card after reopen has %d bytes", got)
+	}
+	if !put(t, s, makeCard(t, sk, cardSpec{seq: versions + 1, revoke: true}), store.SourceGossip) {
+		t.Fatal("revocation not stored")
+	}
+	if _, err := s.Tombstone(context.Background(), big.ID); err != nil {
+		t.Fatalf("Tombstone: %v", err)
 	}
 }
 
