@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -108,5 +109,38 @@ func BenchmarkOpenHeap(b *testing.B) {
 	b.ReportMetric(float64(def)/(1<<20), "MiB_default")
 	if small > 0 {
 		b.ReportMetric(float64(def)/float64(small), "x_small")
+	}
+}
+
+// TestSmallMemoryReadsCompressedTables: a store written with the default
+// options (Snappy-compressed tables, a block cache) opens with
+// WithSmallMemory (no compression, no cache) and reads every card back;
+// each table records its own compression.
+func TestSmallMemoryReadsCompressedTables(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(dir, store.WithSweepInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 50 {
+		c := makeCard(t, newKey(t), cardSpec{seq: 1, padding: 4096})
+		put(t, s, c, store.SourceGossip)
+		ids = append(ids, c.ID)
+	}
+	if err := s.Close(); err != nil { // flushes the memtable to a compressed table
+		t.Fatal(err)
+	}
+	if tables, _ := filepath.Glob(filepath.Join(dir, "*.sst")); len(tables) == 0 {
+		t.Fatal("no table written at Close")
+	}
+	s = openWith(t, dir, nil)
+	if got := s.Count(); got != len(ids) {
+		t.Fatalf("Count after reopen = %d, want %d", got, len(ids))
+	}
+	for _, id := range ids {
+		if _, err := s.Card(context.Background(), id); err != nil {
+			t.Fatalf("Card(%s): %v", id, err)
+		}
 	}
 }
