@@ -133,9 +133,9 @@ func WithNoEviction() Option {
 	}
 }
 
-// WithSmallMemory sizes Badger for a card store (see smallMemory): about
-// 1.4 MiB of heap per open store instead of about 86 MiB, for tests and
-// testnets of many nodes.
+// WithSmallMemory sizes Badger for the card store of a test node (see
+// smallMemory): about 1.4 MiB of heap per open store instead of about 11
+// MiB (cardStore), for tests and testnets of many nodes.
 func WithSmallMemory() Option {
 	return func(c *config) error {
 		c.smallMemory = true
