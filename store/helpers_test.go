@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,7 @@ type cardSpec struct {
 	revoke    bool
 	unsigned  bool
 	name      string
+	padding   int // bytes of description beyond the default one
 }
 
 // makeCard builds a valid card of sk's agent, signed unless spec.unsigned.
@@ -116,7 +118,7 @@ func buildCard(sk crypto.PrivKey, spec cardSpec) (*adp.Card, error) {
 	}
 	c := &adp.Card{
 		Name:        name,
-		Description: "Translates text between languages.",
+		Description: "Translates text between languages." + strings.Repeat(" more", spec.padding/5),
 		Version:     "1.0.0",
 		Skills:      []string{"nlp/translation"},
 		Tools:       []adp.Tool{{Name: "translate", Description: "Translate a text."}},

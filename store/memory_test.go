@@ -1,9 +1,12 @@
 package store_test
 
 import (
+	"context"
+	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -40,6 +43,44 @@ func TestSmallMemoryFootprint(t *testing.T) {
 	}
 }
 
+// TestSmallMemoryLargestCard: the small-memory memtable takes the
+// largest transaction a store writes, a card of about adp.MaxCardSize (and
+// its revocation, which deletes the card and writes a tombstone in one
+// transaction), and the card reads back after a reopen.
+func TestSmallMemoryLargestCard(t *testing.T) {
+	dir := t.TempDir()
+	sk := newKey(t)
+	big := makeCard(t, sk, cardSpec{seq: 1, padding: adp.MaxCardSize - 2048})
+	if n := len(big.Raw()); n < adp.MaxCardSize-2048 || n > adp.MaxCardSize {
+		t.Fatalf("card of %d bytes, want just under %d", n, adp.MaxCardSize)
+	}
+	s := openWith(t, dir, nil)
+	const versions = 20 // 1.2 MiB: more than a memtable holds, so one is flushed to a table
+	for i := range versions {
+		c := makeCard(t, sk, cardSpec{seq: uint64(i + 1), padding: adp.MaxCardSize - 2048})
+		if !put(t, s, c, store.SourceGossip) {
+			t.Fatalf("version %d not stored", i+1)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openWith(t, dir, nil)
+	rec, err := s.Card(context.Background(), big.ID)
+	if err != nil {
+		t.Fatalf("Card after reopen: %v", err)
+	}
+	if got := len(rec.Card.Raw()); got < adp.MaxCardSize-2048 {
+		t.Fatalf("card after reopen has %d bytes", got)
+	}
+	if !put(t, s, makeCard(t, sk, cardSpec{seq: versions + 1, revoke: true}), store.SourceGossip) {
+		t.Fatal("revocation not stored")
+	}
+	if _, err := s.Tombstone(context.Background(), big.ID); err != nil {
+		t.Fatalf("Tombstone: %v", err)
+	}
+}
+
 // BenchmarkOpenHeap reports the heap an open store holds with the default
 // and the small-memory options, and their ratio.
 func BenchmarkOpenHeap(b *testing.B) {
@@ -68,5 +109,38 @@ func BenchmarkOpenHeap(b *testing.B) {
 	b.ReportMetric(float64(def)/(1<<20), "MiB_default")
 	if small > 0 {
 		b.ReportMetric(float64(def)/float64(small), "x_small")
+	}
+}
+
+// TestSmallMemoryReadsCompressedTables: a store written with the default
+// options (Snappy-compressed tables, a block cache) opens with
+// WithSmallMemory (no compression, no cache) and reads every card back;
+// each table records its own compression.
+func TestSmallMemoryReadsCompressedTables(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(dir, store.WithSweepInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for range 50 {
+		c := makeCard(t, newKey(t), cardSpec{seq: 1, padding: 4096})
+		put(t, s, c, store.SourceGossip)
+		ids = append(ids, c.ID)
+	}
+	if err := s.Close(); err != nil { // flushes the memtable to a compressed table
+		t.Fatal(err)
+	}
+	if tables, _ := filepath.Glob(filepath.Join(dir, "*.sst")); len(tables) == 0 {
+		t.Fatal("no table written at Close")
+	}
+	s = openWith(t, dir, nil)
+	if got := s.Count(); got != len(ids) {
+		t.Fatalf("Count after reopen = %d, want %d", got, len(ids))
+	}
+	for _, id := range ids {
+		if _, err := s.Card(context.Background(), id); err != nil {
+			t.Fatalf("Card(%s): %v", id, err)
+		}
 	}
 }

@@ -133,8 +133,9 @@ func WithNoEviction() Option {
 	}
 }
 
-// WithSmallMemory shrinks Badger's memtables and caches from about 86 MiB
-// to about 4 MiB per store, for tests and testnets of many nodes.
+// WithSmallMemory sizes Badger for the card store of a test node (see
+// smallMemory): about 1.4 MiB of heap per open store instead of about 11
+// MiB (cardStore), for tests and testnets of many nodes.
 func WithSmallMemory() Option {
 	return func(c *config) error {
 		c.smallMemory = true

@@ -26,7 +26,7 @@ type runFlags struct {
 	listen, bootstrap                        []string
 	announce, noAnnounce, simPublic          []string
 	reachability, relayService, testnetPeers string
-	didWbaDomain                             string
+	didWbaDomain, pprof                      string
 	noPortMap                                bool
 	directory, demoAgent, smallMemory, mdns  bool
 	a2aAllowPrivate                          bool
@@ -78,6 +78,13 @@ one JSON line: {"ready": true, "agent_id", "peer_id", "api_url", "listen"}.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if rf.pprof != "" {
+				p, err := startPprof(rf.pprof, cfg.Logger)
+				if err != nil {
+					return err
+				}
+				defer p.close()
+			}
 			return runNode(ctx, cmd, cfg)
 		},
 	}
@@ -109,6 +116,7 @@ one JSON line: {"ready": true, "agent_id", "peer_id", "api_url", "listen"}.`,
 	f.StringVar(&rf.testnetPeers, "testnet-peers", "", "TESTNETS: file of the local API addresses of every node of this testnet (written by adpnode testnet); the web view then shows the whole testnet's connections")
 	f.IntVar(&rf.maxCards, "max-cards", 0, fmt.Sprintf("most cards held; past it a new agent replaces a stale card or is refused, and new agents of one /24 or /48 share a tenth (0: %d, or %d with --directory)", node.DefaultMaxCards, node.DefaultDirectoryMaxCards))
 	f.StringVar(&rf.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&rf.pprof, "pprof", "", `serve Go runtime profiles at /debug/pprof/ on this loopback address ("127.0.0.1:0" picks a port, logged at start; "" = off)`)
 	return cmd
 }
 
