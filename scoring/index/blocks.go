@@ -315,3 +315,72 @@ func (x *Index) dropTagDocs(s *scratch, p *scoring.Plan, bq *blockQuery, t *text
 	s.touched = keep
 	return ub
 }
+
+// releaseDocs releases the held documents whose score cannot reach theta
+// whatever the unread terms add (the bound of their block) and whose
+// block no longer admits them (state), with their examples; the block
+// states only tighten, so a released document is never admitted again
+// with a partial sum. A document's final context sum is at most its sum
+// plus its block's bound, and each of its examples' likewise; it is
+// released when neither can lift its weighted semantic factor to theta
+// less its other factors and its tag factor. It returns a bound of the
+// released documents' relevance (-Inf for none), which the relevance
+// floor must allow for.
+func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state []uint8, t *textQuery, theta, zeroOther float64) float64 {
+	w := p.Weights.Semantic
+	per := 0.0
+	if len(p.Soft) > 0 {
+		per = p.Weights.Tag / float64(len(p.Soft))
+	}
+	// reach is what the semantic factor of d must reach: a bound of its
+	// score below theta otherwise.
+	reach := func(d uint32, ds *docScratch) float64 {
+		other := zeroOther
+		if x.flags[d]&flagSig != 0 {
+			other = p.Other
+		}
+		return theta - other - per*float64(ds.tagN) - 1e-9
+	}
+	for _, d := range s.touched {
+		ds := &s.docs[d]
+		b := d >> blockShift
+		if st := state[b]; st == blockOpen || (st == blockClosedPlain && x.flags[d]&flagSig != 0) {
+			ds.keep = true
+			continue
+		}
+		ds.keep = ds.acc+bq.ctx[b]*(1+1e-9) >= x.cfg.ContextFloor(reach(d, ds), w, t.idfSum)
+	}
+	for _, e := range s.exTouched {
+		d := x.exDoc[e]
+		if ds := &s.docs[d]; !ds.keep {
+			ds.keep = s.exAcc[e]+bq.ex[d>>blockShift]*(1+1e-9) >= x.cfg.ContextFloor(reach(d, ds), w, t.exIdfSum)
+		}
+	}
+	ub := math.Inf(-1)
+	keep := s.touched[:0]
+	for _, d := range s.touched {
+		ds := &s.docs[d]
+		if ds.keep {
+			ds.keep = false
+			keep = append(keep, d)
+			continue
+		}
+		ub = max(ub, reach(d, ds)+per*float64(ds.tagN))
+		*ds = docScratch{}
+		s.marks[d>>6] &^= 1 << (d & 63)
+	}
+	if len(keep) == len(s.touched) {
+		return ub
+	}
+	s.touched, s.sorted = keep, s.sorted[:0]
+	exKeep := s.exTouched[:0]
+	for _, e := range s.exTouched {
+		if s.held(x.exDoc[e]) {
+			exKeep = append(exKeep, e)
+		} else {
+			s.exAcc[e] = 0
+		}
+	}
+	s.exTouched = exKeep
+	return ub
+}

@@ -23,7 +23,10 @@
 //     reach to the relevance floor or to the k-th best score, no new
 //     document is admitted (max-score, per block: block-max) and a term
 //     much longer than the held set is read by looking the held documents
-//     up (lookup.go).
+//     up (lookup.go). Once it admits only agents with signals or none,
+//     releaseHeld lets go of the held documents that cannot reach the k-th
+//     score whatever the unread terms add in their block, so the later
+//     terms and bucket see only the documents that still can.
 //   - bucket, complete, finish: candidates bucketed by an upper bound of
 //     their score and scored exactly from the best bucket down, stopping
 //     when no remaining candidate can reach the k-th score.

@@ -21,6 +21,7 @@ type docScratch struct {
 	exBest float64 // best normalized example score
 	tagN   uint8   // matched query tags
 	inNext bool    // theta, while seeding: the next term has it
+	keep   bool    // releaseDocs: the document may still reach theta
 }
 
 // scratch holds the per-query accumulators, reused through a pool and
