@@ -332,14 +332,27 @@ func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state [
 	if len(p.Soft) > 0 {
 		per = p.Weights.Tag / float64(len(p.Soft))
 	}
-	// reach is what the semantic factor of d must reach: a bound of its
-	// score below theta otherwise.
-	reach := func(d uint32, ds *docScratch) float64 {
+	// reach[k] is what the semantic factor of a document must reach, for
+	// k = its matched tags, plus len(p.Soft)+1 for an agent with signals:
+	// a bound of its score is below theta otherwise. ctxFloor and exFloor
+	// are the context and example sums below which it does not.
+	n := len(p.Soft) + 1
+	s.reach = resize(s.reach, 3*2*n)
+	reach, ctxFloor, exFloor := s.reach[:2*n], s.reach[2*n:4*n], s.reach[4*n:]
+	for k := range 2 * n {
 		other := zeroOther
-		if x.flags[d]&flagSig != 0 {
+		if k >= n {
 			other = p.Other
 		}
-		return theta - other - per*float64(ds.tagN) - 1e-9
+		reach[k] = theta - other - per*float64(k%n) - 1e-9
+		ctxFloor[k] = x.cfg.ContextFloor(reach[k], w, t.idfSum)
+		exFloor[k] = x.cfg.ContextFloor(reach[k], w, t.exIdfSum)
+	}
+	class := func(d uint32, ds *docScratch) int {
+		if x.flags[d]&flagSig != 0 {
+			return n + int(ds.tagN)
+		}
+		return int(ds.tagN)
 	}
 	for _, d := range s.touched {
 		ds := &s.docs[d]
@@ -348,12 +361,12 @@ func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state [
 			ds.keep = true
 			continue
 		}
-		ds.keep = ds.acc+bq.ctx[b]*(1+1e-9) >= x.cfg.ContextFloor(reach(d, ds), w, t.idfSum)
+		ds.keep = ds.acc+bq.ctx[b]*(1+1e-9) >= ctxFloor[class(d, ds)]
 	}
 	for _, e := range s.exTouched {
 		d := x.exDoc[e]
 		if ds := &s.docs[d]; !ds.keep {
-			ds.keep = s.exAcc[e]+bq.ex[d>>blockShift]*(1+1e-9) >= x.cfg.ContextFloor(reach(d, ds), w, t.exIdfSum)
+			ds.keep = s.exAcc[e]+bq.ex[d>>blockShift]*(1+1e-9) >= exFloor[class(d, ds)]
 		}
 	}
 	ub := math.Inf(-1)
@@ -365,7 +378,7 @@ func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state [
 			keep = append(keep, d)
 			continue
 		}
-		ub = max(ub, reach(d, ds)+per*float64(ds.tagN))
+		ub = max(ub, reach[class(d, ds)]+per*float64(ds.tagN))
 		*ds = docScratch{}
 		s.marks[d>>6] &^= 1 << (d & 63)
 	}

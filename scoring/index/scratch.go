@@ -37,6 +37,7 @@ type scratch struct {
 	seeds     []int32   // theta: indexes into touched whose relevance is final
 	seeds2    []int32
 	exTouched []uint32
+	reach     []float64 // releaseDocs: thresholds by tag matches and signals
 	cands     []cand
 	order     []int32
 	blocks    blockQuery
