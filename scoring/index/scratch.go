@@ -36,6 +36,8 @@ type scratch struct {
 	rels      []float64 // theta: relevance per touched document
 	seeds     []int32   // theta: indexes into touched whose relevance is final
 	seeds2    []int32
+	done      []seedDoc // seed, preTheta: documents whose final relevance is computed
+	cursors   []int     // finalRelevances: per term, into the context and example postings
 	exTouched []uint32
 	reach     []float64 // releaseDocs: thresholds by tag matches and signals
 	cands     []cand
