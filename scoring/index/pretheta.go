@@ -47,7 +47,7 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 		m := &x.meta[d]
 		var sig scoring.Signals
 		if x.flags[d]&flagSig != 0 {
-			sig = x.sig[x.ids[d]]
+			sig = x.docSig[d]
 		}
 		if scoring.Overloaded(sig, m.maxConc) {
 			return

@@ -497,7 +497,7 @@ func (sr *searcher) score(c *cand) {
 	case sr.signals != nil:
 		sig = sr.signals(id)
 	case m.hasSig:
-		sig = x.sig[id]
+		sig = x.docSig[c.doc]
 	}
 	if scoring.Overloaded(sig, m.maxConc) {
 		return
