@@ -153,15 +153,15 @@ func (sr *searcher) matchTags() {
 			continue
 		}
 		for _, d := range x.canons[cn].docs {
-			if x.meta[d].alive {
+			if x.flags[d]&flagAlive != 0 {
 				s.touch(d)
 				s.docs[d].tagN++
 			}
 		}
 	}
 	if p.FilterOnly {
-		for d := range x.meta {
-			if x.meta[d].alive {
+		for d, f := range x.flags {
+			if f&flagAlive != 0 {
 				s.touch(uint32(d))
 			}
 		}
