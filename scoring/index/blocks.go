@@ -118,7 +118,7 @@ func (x *Index) inBlockOrder(po *postings, doc, example func(i int, blk uint32))
 			bd = po.docs[i] >> blockShift
 		}
 		if j < len(po.ex) {
-			be = x.exDoc[po.ex[j]] >> blockShift
+			be = po.exDocs[j] >> blockShift
 		}
 		if bd <= be {
 			doc(i, bd)
@@ -201,7 +201,7 @@ func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx,
 	}, func(j int, blk uint32) {
 		e := po.ex[j]
 		flush(blk)
-		if x.flags[x.exDoc[e]]&flagAlive != 0 {
+		if x.flags[po.exDocs[j]]&flagAlive != 0 {
 			ex = max(ex, qt.ExIDF*x.cfg.Saturate(x.cfg.ExampleTF(po.extf[j], x.exLen[e], t.exAvg)))
 		}
 	})

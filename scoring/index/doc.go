@@ -6,7 +6,9 @@
 //
 // Index keeps postings per text term (documents and examples) and per
 // canonical tag including parent paths, as compact parallel uint32/uint16
-// slices in document order, each term with a bound of what it can add
+// slices in document order (an example posting carries its document
+// number too, so that a scan never reads the per-example arrays at a far
+// example number), each term with a bound of what it can add
 // to any document (its largest term frequency and shortest field per
 // field) and, for long postings, the same bound per block of documents
 // (blocks.go). Search is a searcher (search.go) with one method per

@@ -67,6 +67,10 @@ type postings struct {
 	tfs  []uint16
 	ex   []uint32
 	extf []uint8
+	// exDocs holds the document of each example posting (exDoc of ex), so
+	// that a scan tests a posting's document without reading exDoc at a
+	// far example number.
+	exDocs []uint32
 	bound
 	blocks []blockBound // per block with a posting, in block order (blocks.go); nil for a rare term
 }
@@ -334,6 +338,7 @@ func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 			p := &x.post[x.term(t)]
 			p.ex = append(p.ex, en)
 			p.extf = append(p.extf, ex.TFs[j])
+			p.exDocs = append(p.exDocs, n)
 			p.addExample(ex.TFs[j], ex.N)
 			x.addExampleBlock(p, n, ex.TFs[j], ex.N)
 		}
@@ -553,6 +558,7 @@ func (x *Index) compactPostings(docMap, exMap []uint32) {
 			if ne := exMap[e]; ne != gone {
 				np.ex = append(np.ex, ne)
 				np.extf = append(np.extf, p.extf[i])
+				np.exDocs = append(np.exDocs, docMap[p.exDocs[i]])
 			}
 		}
 		if len(np.docs) == 0 && len(np.ex) == 0 {

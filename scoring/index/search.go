@@ -399,7 +399,7 @@ func (sr *searcher) scanTerm(qt *queryTerm) {
 		}
 	}
 	for i, e := range po.ex {
-		d := x.exDoc[e]
+		d := po.exDocs[i]
 		if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
 			continue
 		}
