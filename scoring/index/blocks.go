@@ -118,7 +118,7 @@ func (x *Index) inBlockOrder(po *postings, doc, example func(i int, blk uint32))
 			bd = po.docs[i] >> blockShift
 		}
 		if j < len(po.ex) {
-			be = x.exDoc[po.ex[j]] >> blockShift
+			be = po.exDocs[j] >> blockShift
 		}
 		if bd <= be {
 			doc(i, bd)
@@ -201,7 +201,7 @@ func (x *Index) termBlocks(qt *queryTerm, t *textQuery, fn func(blk uint32, ctx,
 	}, func(j int, blk uint32) {
 		e := po.ex[j]
 		flush(blk)
-		if x.flags[x.exDoc[e]]&flagAlive != 0 {
+		if x.flags[po.exDocs[j]]&flagAlive != 0 {
 			ex = max(ex, qt.ExIDF*x.cfg.Saturate(x.cfg.ExampleTF(po.extf[j], x.exLen[e], t.exAvg)))
 		}
 	})
@@ -313,5 +313,87 @@ func (x *Index) dropTagDocs(s *scratch, p *scoring.Plan, bq *blockQuery, t *text
 		keep = append(keep, d)
 	}
 	s.touched = keep
+	return ub
+}
+
+// releaseDocs releases the held documents whose score cannot reach theta
+// whatever the unread terms add (the bound of their block) and whose
+// block no longer admits them (state), with their examples; the block
+// states only tighten, so a released document is never admitted again
+// with a partial sum. A document's final context sum is at most its sum
+// plus its block's bound, and each of its examples' likewise; it is
+// released when neither can lift its weighted semantic factor to theta
+// less its other factors and its tag factor. It returns a bound of the
+// released documents' relevance (-Inf for none), which the relevance
+// floor must allow for.
+func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state []uint8, t *textQuery, theta, zeroOther float64) float64 {
+	w := p.Weights.Semantic
+	per := 0.0
+	if len(p.Soft) > 0 {
+		per = p.Weights.Tag / float64(len(p.Soft))
+	}
+	// reach[k] is what the semantic factor of a document must reach, for
+	// k = its matched tags, plus len(p.Soft)+1 for an agent with signals:
+	// a bound of its score is below theta otherwise. ctxFloor and exFloor
+	// are the context and example sums below which it does not.
+	n := len(p.Soft) + 1
+	s.reach = resize(s.reach, 3*2*n)
+	reach, ctxFloor, exFloor := s.reach[:2*n], s.reach[2*n:4*n], s.reach[4*n:]
+	for k := range 2 * n {
+		other := zeroOther
+		if k >= n {
+			other = p.Other
+		}
+		reach[k] = theta - other - per*float64(k%n) - 1e-9
+		ctxFloor[k] = x.cfg.ContextFloor(reach[k], w, t.idfSum)
+		exFloor[k] = x.cfg.ContextFloor(reach[k], w, t.exIdfSum)
+	}
+	class := func(d uint32, ds *docScratch) int {
+		if x.flags[d]&flagSig != 0 {
+			return n + int(ds.tagN)
+		}
+		return int(ds.tagN)
+	}
+	for _, d := range s.touched {
+		ds := &s.docs[d]
+		b := d >> blockShift
+		if st := state[b]; st == blockOpen || (st == blockClosedPlain && x.flags[d]&flagSig != 0) {
+			ds.keep = true
+			continue
+		}
+		ds.keep = ds.acc+bq.ctx[b]*(1+1e-9) >= ctxFloor[class(d, ds)]
+	}
+	for _, e := range s.exTouched {
+		d := x.exDoc[e]
+		if ds := &s.docs[d]; !ds.keep {
+			ds.keep = s.exAcc[e]+bq.ex[d>>blockShift]*(1+1e-9) >= exFloor[class(d, ds)]
+		}
+	}
+	ub := math.Inf(-1)
+	keep := s.touched[:0]
+	for _, d := range s.touched {
+		ds := &s.docs[d]
+		if ds.keep {
+			ds.keep = false
+			keep = append(keep, d)
+			continue
+		}
+		ub = max(ub, reach[class(d, ds)]+per*float64(ds.tagN))
+		*ds = docScratch{}
+		s.marks[d>>6] &^= 1 << (d & 63)
+	}
+	if len(keep) == len(s.touched) {
+		return ub
+	}
+	s.touched, s.sorted = keep, s.sorted[:0]
+	exKeep := s.exTouched[:0]
+	for _, e := range s.exTouched {
+		if s.held(x.exDoc[e]) {
+			exKeep = append(exKeep, e)
+		} else {
+			s.exAcc[e] = 0
+		}
+	}
+	s.exTouched = exKeep
 	return ub
 }

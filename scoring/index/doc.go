@@ -6,7 +6,9 @@
 //
 // Index keeps postings per text term (documents and examples) and per
 // canonical tag including parent paths, as compact parallel uint32/uint16
-// slices in document order, each term with a bound of what it can add
+// slices in document order (an example posting carries its document
+// number too, so that a scan never reads the per-example arrays at a far
+// example number), each term with a bound of what it can add
 // to any document (its largest term frequency and shortest field per
 // field) and, for long postings, the same bound per block of documents
 // (blocks.go). Search is a searcher (search.go) with one method per
@@ -23,7 +25,10 @@
 //     reach to the relevance floor or to the k-th best score, no new
 //     document is admitted (max-score, per block: block-max) and a term
 //     much longer than the held set is read by looking the held documents
-//     up (lookup.go).
+//     up (lookup.go). Once it admits only agents with signals or none,
+//     releaseHeld lets go of the held documents that cannot reach the k-th
+//     score whatever the unread terms add in their block, so the later
+//     terms and bucket see only the documents that still can.
 //   - bucket, complete, finish: candidates bucketed by an upper bound of
 //     their score and scored exactly from the best bucket down, stopping
 //     when no remaining candidate can reach the k-th score.

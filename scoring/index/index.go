@@ -48,6 +48,10 @@ type Index struct {
 	exLen []uint16
 
 	sig map[string]scoring.Signals // pushed by SetSignals; sparse
+	// docSig holds the signals of sig by document number for the live
+	// documents that have any, so that a search reads them without
+	// hashing and comparing agent ids.
+	docSig map[uint32]scoring.Signals
 
 	live, dead int
 	sumLen     [scoring.NumFields]int64
@@ -63,6 +67,10 @@ type postings struct {
 	tfs  []uint16
 	ex   []uint32
 	extf []uint8
+	// exDocs holds the document of each example posting (exDoc of ex), so
+	// that a scan tests a posting's document without reading exDoc at a
+	// far example number.
+	exDocs []uint32
 	bound
 	blocks []blockBound // per block with a posting, in block order (blocks.go); nil for a rare term
 }
@@ -150,6 +158,7 @@ func New(opts ...scoring.Option) (*Index, error) {
 		protoOut: make(map[uint32][]string),
 		byID:     make(map[string]uint32),
 		sig:      make(map[string]scoring.Signals),
+		docSig:   make(map[uint32]scoring.Signals),
 	}, nil
 }
 
@@ -205,8 +214,10 @@ func (x *Index) SetSignals(id string, s scoring.Signals) {
 	if n, ok := x.byID[id]; ok {
 		x.meta[n].hasSig = has
 		x.flags[n] &^= flagSig
+		delete(x.docSig, n)
 		if has {
 			x.flags[n] |= flagSig
+			x.docSig[n] = s
 		}
 	}
 }
@@ -314,7 +325,10 @@ func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 		exStart: uint32(len(x.exDoc)), nEx: uint16(len(dt.Examples)), nTool: uint16(dt.Tools),
 		maxConc: int32(min(max(d.MaxConcurrent, 0), 1<<30)), status: scoring.ParseStatus(d.Status), alive: true,
 	}
-	_, m.hasSig = x.sig[d.ID]
+	if sig, ok := x.sig[d.ID]; ok {
+		m.hasSig = true
+		x.docSig[n] = sig
+	}
 	for e, ex := range dt.Examples {
 		en := m.exStart + uint32(e)
 		x.exDoc = append(x.exDoc, n)
@@ -324,6 +338,7 @@ func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 			p := &x.post[x.term(t)]
 			p.ex = append(p.ex, en)
 			p.extf = append(p.extf, ex.TFs[j])
+			p.exDocs = append(p.exDocs, n)
 			p.addExample(ex.TFs[j], ex.N)
 			x.addExampleBlock(p, n, ex.TFs[j], ex.N)
 		}
@@ -420,6 +435,7 @@ func (x *Index) kill(n uint32) {
 	x.flags[n] = 0
 	delete(x.byID, x.ids[n])
 	delete(x.protoOut, n)
+	delete(x.docSig, n)
 	x.ids[n] = ""
 	x.dtags[n] = nil
 	for f := range scoring.NumFields {
@@ -476,6 +492,7 @@ func (x *Index) compact() {
 	exDoc := make([]uint32, 0, ne)
 	exLen := make([]uint16, 0, ne)
 	protoOut := make(map[uint32][]string, len(x.protoOut))
+	docSig := make(map[uint32]scoring.Signals, len(x.docSig))
 	for d := range x.ids {
 		if docMap[d] == gone {
 			continue
@@ -495,6 +512,9 @@ func (x *Index) compact() {
 		if po, ok := x.protoOut[uint32(d)]; ok {
 			protoOut[nn] = po
 		}
+		if sig, ok := x.docSig[uint32(d)]; ok {
+			docSig[nn] = sig
+		}
 		ids = append(ids, x.ids[d])
 		x.byID[x.ids[d]] = nn
 		meta = append(meta, m)
@@ -510,7 +530,7 @@ func (x *Index) compact() {
 		}
 	}
 	x.exDoc, x.exLen = exDoc, exLen
-	x.protoOut = protoOut
+	x.protoOut, x.docSig = protoOut, docSig
 	x.dead = 0
 	x.compactPostings(docMap, exMap)
 	// Scratch buffers in the pool are sized for the old arrays; they are
@@ -538,6 +558,7 @@ func (x *Index) compactPostings(docMap, exMap []uint32) {
 			if ne := exMap[e]; ne != gone {
 				np.ex = append(np.ex, ne)
 				np.extf = append(np.extf, p.extf[i])
+				np.exDocs = append(np.exDocs, docMap[p.exDocs[i]])
 			}
 		}
 		if len(np.docs) == 0 && len(np.ex) == 0 {

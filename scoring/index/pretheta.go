@@ -20,7 +20,7 @@ const (
 // preTheta returns a lower bound of the final k-th best score before any
 // text posting is read (pushed signals only), so that the postings of the
 // rarest term need not all be admitted. It completes the final relevance
-// (finalRelevance) of documents likely to score well: the tag matches
+// (finalRelevances) of documents likely to score well: the tag matches
 // with signals, a few other tag matches, the agents with signals among
 // the rarest term's postings (the other factors lift them furthest) and
 // the documents sharing the most of the rarest terms. A document counts
@@ -35,7 +35,10 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 	}
 	floor := p.Floor * (p.Weights.Tag + p.Weights.Semantic)
 	nowNs := now.UnixNano()
-	top := make(minHeap, 0, p.Limit+1)
+	// try spends budget on d and keeps it, with what the factors other
+	// than relevance add, when it passes the filters and is not
+	// overloaded; their relevance is computed together (finalRelevances).
+	done := s.done[:0]
 	try := func(d uint32, budget *int) {
 		*budget--
 		if !pass(d) {
@@ -44,27 +47,15 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 		m := &x.meta[d]
 		var sig scoring.Signals
 		if x.flags[d]&flagSig != 0 {
-			sig = x.sig[x.ids[d]]
+			sig = x.docSig[d]
 		}
 		if scoring.Overloaded(sig, m.maxConc) {
 			return
 		}
-		rel := x.finalRelevance(s, p, d, t)
-		if rel <= 0 || rel < floor {
-			return
-		}
-		v := rel + scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
+		other := scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
 			Rating: scoring.Rating(sig), Freshness: scoring.Freshness(m.indexed, m.expires, nowNs)}.Dot(
 			scoring.Components{Reputation: p.Weights.Reputation, Availability: p.Weights.Availability, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
-		if v < p.MinScore {
-			return
-		}
-		if len(top) < p.Limit {
-			heap.Push(&top, v)
-		} else if v > top[0] {
-			top[0] = v
-			heap.Fix(&top, 0)
-		}
+		done = append(done, seedDoc{doc: d, other: other})
 	}
 	// The tag matches: agents with signals first (the other factors can
 	// lift them furthest), then a few others.
@@ -93,31 +84,48 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 			break
 		}
 	}
-	if po == nil {
-		return kth(top, p.Limit)
+	if po != nil {
+		// Agents with signals among the rarest term's postings.
+		budget = sigBudget
+		tried := make(map[uint32]bool, budget+intersectSeeds)
+		for _, d := range po.docs {
+			if budget <= 0 {
+				break
+			}
+			if x.flags[d]&(flagSig|flagAlive) == flagSig|flagAlive && !s.held(d) {
+				tried[d] = true
+				try(d, &budget)
+			}
+		}
+		// The documents that most of the rarest terms share, in the
+		// context fields or in one example: the likely best matches.
+		budget = intersectSeeds
+		for _, d := range x.sharedDocs(s, t) {
+			if budget <= 0 {
+				break
+			}
+			if !tried[d] && !s.held(d) && x.flags[d]&flagAlive != 0 {
+				tried[d] = true
+				try(d, &budget)
+			}
+		}
 	}
-	// Agents with signals among the rarest term's postings.
-	budget = sigBudget
-	tried := make(map[uint32]bool, budget+intersectSeeds)
-	for _, d := range po.docs {
-		if budget <= 0 {
-			break
+	x.finalRelevances(s, p, t, done)
+	s.done = done
+	top := make(minHeap, 0, p.Limit+1)
+	for _, sd := range done {
+		if sd.rel <= 0 || sd.rel < floor {
+			continue
 		}
-		if x.flags[d]&(flagSig|flagAlive) == flagSig|flagAlive && !s.held(d) {
-			tried[d] = true
-			try(d, &budget)
+		v := sd.rel + sd.other
+		if v < p.MinScore {
+			continue
 		}
-	}
-	// The documents that most of the rarest terms share, in the context
-	// fields or in one example: the likely best matches.
-	budget = intersectSeeds
-	for _, d := range x.sharedDocs(s, t) {
-		if budget <= 0 {
-			break
-		}
-		if !tried[d] && !s.held(d) && x.flags[d]&flagAlive != 0 {
-			tried[d] = true
-			try(d, &budget)
+		if len(top) < p.Limit {
+			heap.Push(&top, v)
+		} else if v > top[0] {
+			top[0] = v
+			heap.Fix(&top, 0)
 		}
 	}
 	return kth(top, p.Limit)

@@ -109,7 +109,7 @@ func (x *Index) theta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *te
 		m := &x.meta[d]
 		v := rel
 		if x.flags[d]&flagSig != 0 {
-			sig := x.sig[x.ids[d]]
+			sig := x.docSig[d]
 			if scoring.Overloaded(sig, m.maxConc) {
 				continue
 			}

@@ -21,6 +21,7 @@ type docScratch struct {
 	exBest float64 // best normalized example score
 	tagN   uint8   // matched query tags
 	inNext bool    // theta, while seeding: the next term has it
+	keep   bool    // releaseDocs: the document may still reach theta
 }
 
 // scratch holds the per-query accumulators, reused through a pool and
@@ -35,7 +36,10 @@ type scratch struct {
 	rels      []float64 // theta: relevance per touched document
 	seeds     []int32   // theta: indexes into touched whose relevance is final
 	seeds2    []int32
+	done      []seedDoc // seed, preTheta: documents whose final relevance is computed
+	cursors   []int     // finalRelevances: per term, into the context and example postings
 	exTouched []uint32
+	reach     []float64 // releaseDocs: thresholds by tag matches and signals
 	cands     []cand
 	order     []int32
 	blocks    blockQuery

@@ -41,14 +41,15 @@ func (x *Index) Search(q scoring.Query, signals scoring.SignalFunc, now time.Tim
 	return res
 }
 
-// search is Search. With dropTags it releases the tag matches that cannot
-// reach the k-th best score before reading the terms (releaseTags); their
-// relevance is then only bounded, so the relevance floor may come out
-// lower than it is, and search reports false when a hit is below the
+// search is Search. With release it lets go of the documents that cannot
+// reach the k-th best score: the tag matches before reading the terms
+// (releaseTags) and held documents as the terms are read (releaseHeld);
+// their relevance is then only bounded, so the relevance floor may come
+// out lower than it is, and search reports false when a hit is below the
 // floor that bound would allow: the caller searches again without.
-func (x *Index) search(q scoring.Query, signals scoring.SignalFunc, now time.Time, dropTags bool) (scoring.Result, bool) {
+func (x *Index) search(q scoring.Query, signals scoring.SignalFunc, now time.Time, release bool) (scoring.Result, bool) {
 	p := x.cfg.Prepare(q)
-	sr := searcher{x: x, p: p, signals: signals, now: now, nowNs: now.UnixNano()}
+	sr := searcher{x: x, p: p, signals: signals, now: now, nowNs: now.UnixNano(), release: release}
 	sr.res = scoring.Result{Weights: p.Weights, Warnings: p.Warnings, RelevanceFloor: p.Floor}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -60,7 +61,7 @@ func (x *Index) search(q scoring.Query, signals scoring.SignalFunc, now time.Tim
 	sr.matchTags()
 	sr.planTerms()
 	sr.seedTheta()
-	if dropTags {
+	if release {
 		sr.releaseTags()
 	}
 	sr.scoreTerms()
@@ -82,6 +83,7 @@ type searcher struct {
 	nowNs   int64
 	res     scoring.Result
 	s       *scratch
+	release bool // releaseTags and releaseHeld may let documents go
 
 	// Hard filters resolved to canon numbers and protocol bits.
 	required, excluded []uint32
@@ -106,8 +108,8 @@ type searcher struct {
 	// agent without signals (all of them, p.Other, when signals are
 	// pulled).
 	zeroOther float64
-	// droppedUB bounds the relevance of the tag matches releaseTags let
-	// go (-Inf when none).
+	// droppedUB bounds the relevance of the documents releaseTags and
+	// releaseHeld let go (-Inf when none).
 	droppedUB float64
 	// closed: admit no new documents; closedPlain: admit only agents with
 	// signals (the others' scores are bounded exactly).
@@ -151,15 +153,15 @@ func (sr *searcher) matchTags() {
 			continue
 		}
 		for _, d := range x.canons[cn].docs {
-			if x.meta[d].alive {
+			if x.flags[d]&flagAlive != 0 {
 				s.touch(d)
 				s.docs[d].tagN++
 			}
 		}
 	}
 	if p.FilterOnly {
-		for d := range x.meta {
-			if x.meta[d].alive {
+		for d, f := range x.flags {
+			if f&flagAlive != 0 {
 				s.touch(uint32(d))
 			}
 		}
@@ -256,6 +258,7 @@ func (sr *searcher) scoreTerms() {
 		if !sr.closed && !sr.p.FilterOnly {
 			sr.tighten(j)
 		}
+		sr.releaseHeld()
 		qt := &sr.qts[j]
 		if qt.po == nil {
 			continue
@@ -300,6 +303,22 @@ func (sr *searcher) tighten(j int) {
 		closedPlain = closed || ub+sr.zeroOther < sr.theta
 	}
 	sr.closed, sr.closedPlain = closed, closedPlain
+}
+
+// releaseHeld lets go of the held documents whose score cannot reach
+// theta whatever the unread terms add (the bound of their block), once
+// the index admits only agents with signals or none, so that the unread
+// terms neither accumulate for them nor look them up and bucket does not
+// score them. A document is let go only if its block no longer admits it
+// (releaseDocs); the block states only tighten, so it never comes back
+// with a partial sum. Their relevance is bounded by droppedUB, which
+// finish checks the hits against.
+func (sr *searcher) releaseHeld() {
+	if !sr.release || sr.bq == nil || !(sr.closed || sr.closedPlain) || math.IsInf(sr.theta, -1) || len(sr.s.touched) <= sr.p.Limit {
+		return
+	}
+	state := sr.x.blockStates(sr.bq, sr.p, &sr.tq, sr.closed, sr.closedPlain, sr.lb, sr.theta, sr.zeroOther)
+	sr.droppedUB = max(sr.droppedUB, sr.x.releaseDocs(sr.s, sr.p, sr.bq, state, &sr.tq, sr.theta, sr.zeroOther))
 }
 
 // addDoc adds context posting i (of document d) of qt to d's context sum,
@@ -380,7 +399,7 @@ func (sr *searcher) scanTerm(qt *queryTerm) {
 		}
 	}
 	for i, e := range po.ex {
-		d := x.exDoc[e]
+		d := po.exDocs[i]
 		if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
 			continue
 		}
@@ -478,7 +497,7 @@ func (sr *searcher) score(c *cand) {
 	case sr.signals != nil:
 		sig = sr.signals(id)
 	case m.hasSig:
-		sig = x.sig[id]
+		sig = x.docSig[c.doc]
 	}
 	if scoring.Overloaded(sig, m.maxConc) {
 		return
@@ -513,8 +532,8 @@ func (sr *searcher) score(c *cand) {
 
 // finish orders the hits best first and adds their tag evidence. It
 // reports false when a hit lies below the relevance floor that the
-// released tag matches (droppedUB) might have set: only then can
-// releasing them have changed the answer.
+// released documents (droppedUB) might have set: only then can releasing
+// them have changed the answer.
 func (sr *searcher) finish() bool {
 	x, p, h := sr.x, sr.p, sr.h
 	res := &sr.res

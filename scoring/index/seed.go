@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"slices"
@@ -29,7 +30,7 @@ type textQuery struct {
 // none); seed replaces the entries of up to seedFactor * limit documents
 // with the best partial relevance, and as many among those the next
 // unread term (next indexes t.qts) also has, with their final relevance,
-// found by binary search in the document-ordered postings. The sums are
+// read from the document-ordered postings (finalRelevances). The sums are
 // added in the same order as the search adds them, so they are the same
 // numbers.
 func (x *Index) seed(s *scratch, p *scoring.Plan, t *textQuery, next int, rels []float64) {
@@ -65,13 +66,18 @@ func (x *Index) seed(s *scratch, p *scoring.Plan, t *textQuery, next int, rels [
 			}
 		}
 	}
+	done := s.done[:0]
 	for _, i := range best {
-		rels[i] = x.finalRelevance(s, p, s.touched[i], t)
+		done = append(done, seedDoc{doc: s.touched[i], at: i})
 	}
 	for _, i := range both {
-		rels[i] = x.finalRelevance(s, p, s.touched[i], t)
+		done = append(done, seedDoc{doc: s.touched[i], at: i})
 	}
-	s.seeds, s.seeds2 = best, both
+	x.finalRelevances(s, p, t, done)
+	for _, sd := range done {
+		rels[sd.at] = sd.rel
+	}
+	s.seeds, s.seeds2, s.done = best, both, done
 }
 
 // pushSeed keeps in top the n indexes with the largest rels.
@@ -86,48 +92,76 @@ func pushSeed(top *[]int32, rels []float64, n int, i int32) {
 	}
 }
 
-// finalRelevance is the relevance a held document d will have once every
-// term is read.
-func (x *Index) finalRelevance(s *scratch, p *scoring.Plan, d uint32, t *textQuery) float64 {
-	lens := x.lens[int(d)*scoring.NumFields : int(d+1)*scoring.NumFields]
-	acc := 0.0
-	for i := range t.qts {
-		qt := &t.qts[i]
-		if qt.po == nil || qt.DF == 0 {
-			continue
-		}
-		k, ok := slices.BinarySearch(qt.po.docs, d)
-		if !ok {
-			continue
-		}
-		tf := x.cfg.PseudoTF(qt.po.tfs[k], lens, t.avg, t.norms)
-		if tf == 0 {
-			continue
-		}
-		acc += qt.IDF * x.cfg.Saturate(tf)
+// seedDoc is a document whose final relevance finalRelevances computes,
+// with what its caller keeps beside it.
+type seedDoc struct {
+	doc   uint32
+	at    int32   // seed: its index in touched
+	rel   float64 // finalRelevances: the final relevance
+	other float64 // preTheta: what the other factors add
+}
+
+// finalRelevances sets the relevance every document of docs (held or
+// not) will have once every term is read. It sorts docs by document and
+// reads each term's context and example postings with a cursor that only
+// moves forward (gallop), instead of searching them afresh for every
+// document: a document's examples are numbered after the previous
+// document's, so both cursors advance together. Each document's sums are
+// added term by term in processing order, as the search adds them.
+func (x *Index) finalRelevances(s *scratch, p *scoring.Plan, t *textQuery, docs []seedDoc) {
+	slices.SortFunc(docs, func(a, b seedDoc) int { return cmp.Compare(a.doc, b.doc) })
+	n := len(t.qts)
+	if cap(s.cursors) < 2*n {
+		s.cursors = make([]int, 2*n)
 	}
-	exBest := 0.0
-	m := &x.meta[d]
-	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
-		a := 0.0
+	cur, exCur := s.cursors[:n], s.cursors[n:2*n]
+	clear(cur)
+	clear(exCur)
+	for k := range docs {
+		d := docs[k].doc
+		lens := x.lens[int(d)*scoring.NumFields : int(d+1)*scoring.NumFields]
+		acc := 0.0
 		for i := range t.qts {
 			qt := &t.qts[i]
-			if qt.po == nil || qt.ExDF == 0 {
+			if qt.po == nil || qt.DF == 0 {
 				continue
 			}
-			if k, ok := slices.BinarySearch(qt.po.ex, e); ok {
-				a += qt.ExIDF * x.cfg.Saturate(x.cfg.ExampleTF(qt.po.extf[k], x.exLen[e], t.exAvg))
+			j := gallop(qt.po.docs, cur[i], d)
+			cur[i] = j
+			if j == len(qt.po.docs) || qt.po.docs[j] != d {
+				continue
+			}
+			tf := x.cfg.PseudoTF(qt.po.tfs[j], lens, t.avg, t.norms)
+			if tf == 0 {
+				continue
+			}
+			acc += qt.IDF * x.cfg.Saturate(tf)
+		}
+		exBest := 0.0
+		m := &x.meta[d]
+		for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
+			a := 0.0
+			for i := range t.qts {
+				qt := &t.qts[i]
+				if qt.po == nil || qt.ExDF == 0 {
+					continue
+				}
+				j := gallop(qt.po.ex, exCur[i], e)
+				exCur[i] = j
+				if j < len(qt.po.ex) && qt.po.ex[j] == e {
+					a += qt.ExIDF * x.cfg.Saturate(x.cfg.ExampleTF(qt.po.extf[j], x.exLen[e], t.exAvg))
+				}
+			}
+			if v := x.cfg.ExampleScore(a, t.exIdfSum); v > exBest {
+				exBest = v
 			}
 		}
-		if v := x.cfg.ExampleScore(a, t.exIdfSum); v > exBest {
-			exBest = v
+		tagF := 0.0
+		if len(p.Soft) > 0 {
+			tagF = float64(s.docs[d].tagN) / float64(len(p.Soft))
 		}
+		docs[k].rel = p.Weights.Tag*tagF + p.Weights.Semantic*max(x.cfg.ContextScore(acc, t.idfSum), exBest)
 	}
-	tagF := 0.0
-	if len(p.Soft) > 0 {
-		tagF = float64(s.docs[d].tagN) / float64(len(p.Soft))
-	}
-	return p.Weights.Tag*tagF + p.Weights.Semantic*max(x.cfg.ContextScore(acc, t.idfSum), exBest)
 }
 
 // seedHeap is a min-heap of indexes into rels, by rel.
