@@ -94,6 +94,9 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 	if len(cfg.bootstrap) > 0 {
 		kopts = append(kopts, kaddht.BootstrapPeers(cfg.bootstrap...))
 	}
+	if cfg.noRefresh {
+		kopts = append(kopts, kaddht.DisableAutoRefresh())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &DHT{
 		h:      h,

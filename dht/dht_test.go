@@ -324,6 +324,53 @@ func TestOptions(t *testing.T) {
 	}
 }
 
+// TestNoAutoRefreshBootstraps: without kad-dht's own refreshes, a DHT
+// still fills its routing table from its connections, Bootstrap still
+// refreshes it on demand, and a card put on one node is found from the
+// other end of a line of nodes.
+func TestNoAutoRefreshBootstraps(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const n = 5
+	nw, err := p2pnet.New(ctx, n, p2pnet.WithTopology(p2pnet.Ring))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Close()
+	var ds []*dht.DHT
+	defer func() {
+		for _, d := range ds {
+			d.Close()
+		}
+	}()
+	for i := range n {
+		h, _ := nw.Host(i)
+		d, err := dht.New(h, dht.Mode(dht.ModeServer), dht.NoAutoRefresh())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	for i, d := range ds {
+		if err := d.Bootstrap(ctx); err != nil {
+			t.Fatalf("node %d: Bootstrap: %v", i, err)
+		}
+	}
+	sk, _ := nw.Key(0)
+	h0, _ := nw.Host(0)
+	card := newCard(t, sk, 1, "line")
+	if err := ds[0].PutCard(ctx, card); err != nil {
+		t.Fatalf("PutCard: %v", err)
+	}
+	got, err := ds[n/2].GetCard(ctx, adp.AgentID(h0.ID()))
+	if err != nil {
+		t.Fatalf("GetCard: %v", err)
+	}
+	if !bytes.Equal(got.Raw(), card.Raw()) {
+		t.Fatalf("GetCard returned another card")
+	}
+}
+
 // permissive admits every record: the attacker's DHT sends what it likes.
 type permissive struct{}
 

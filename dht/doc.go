@@ -30,9 +30,11 @@
 //
 // [New] starts the DHT on a host the caller owns; [DHT.Bootstrap] connects
 // to the bootstrap peers, waits for a non-empty routing table and refreshes
-// it. [DHT.PutCard] stores a card and its provider records at once and
-// remembers it: kad-dht never republishes values, so a background loop
-// re-puts every remembered card on the republish interval. [DHT.GetCard]
+// it; kad-dht also refreshes it on its own (at start, every ten minutes
+// and whenever it runs low) unless [NoAutoRefresh]. [DHT.PutCard] stores
+// a card and its provider records at once and remembers it: kad-dht
+// never republishes values, so a background loop re-puts every
+// remembered card on the republish interval. [DHT.GetCard]
 // looks a card up by agent id. With an OnCard sink, every verified card
 // the DHT obtains reaches the node: fetched ones, and those peers put here,
 // which a bounded queue hands to a background verifier so kad-dht's request

@@ -35,6 +35,7 @@ type config struct {
 	check     Checker
 	quorum    int
 	putLimit  PutLimiter
+	noRefresh bool
 }
 
 func defaultConfig() config {
@@ -182,6 +183,19 @@ func WithPutLimit(l PutLimiter) Option {
 			return fmt.Errorf("%w: nil put limit", ErrBadOption)
 		}
 		c.putLimit = l
+		return nil
+	}
+}
+
+// NoAutoRefresh stops kad-dht from refreshing the routing table on its
+// own: at start, every ten minutes and whenever the table falls to ten
+// peers or fewer. Only Bootstrap refreshes it then. A node keeps the
+// default; a simulation that gives its nodes the routing tables of a
+// network that has run a while sets it, so that hundreds of nodes
+// connecting at once do not each walk the whole network.
+func NoAutoRefresh() Option {
+	return func(c *config) error {
+		c.noRefresh = true
 		return nil
 	}
 }

@@ -1,7 +1,6 @@
 package testnet_test
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"flag"
@@ -9,14 +8,19 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/netip"
+	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/connmgr"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	basicconnmgr "github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	ma "github.com/multiformats/go-multiaddr"
 
@@ -31,48 +35,85 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkWAN -benchtime 3x ./testnet -wan.n 500
 var (
-	wanNodes  = flag.Int("wan.n", 500, "BenchmarkWAN: nodes")
-	wanDegree = flag.Int("wan.degree", 4, "BenchmarkWAN: connections each node opens at start (to random others)")
-	wanSeed   = flag.Uint64("wan.seed", 1, "BenchmarkWAN: seed of the identities, latencies and start graph")
-	wanGets   = flag.Int("wan.gets", 200, "BenchmarkWAN: DHT gets measured")
-	wanBoot   = flag.Bool("wan.bootstrap", true, "BenchmarkWAN: bootstrap every DHT before measuring (off: routing tables hold the start graph only; the set-up of large N is then much shorter)")
-)
-
-// One-way link latency range of BenchmarkWAN.
-const (
-	wanMinLatency = 20 * time.Millisecond
-	wanMaxLatency = 80 * time.Millisecond
+	wanNodes   = flag.Int("wan.n", 500, "BenchmarkWAN: nodes")
+	wanDegree  = flag.Int("wan.degree", 4, "BenchmarkWAN: connections each node opens at start (to random others)")
+	wanSeed    = flag.Uint64("wan.seed", 1, "BenchmarkWAN: seed of the identities, latencies and start graph")
+	wanGets    = flag.Int("wan.gets", 200, "BenchmarkWAN: DHT gets measured")
+	wanBoot    = flag.Bool("wan.bootstrap", false, "BenchmarkWAN: run each DHT's own bootstrap (its refresh walks) before measuring; slow on large N")
+	wanFill    = flag.Bool("wan.fill", true, "BenchmarkWAN: fill the routing tables as a network that has run a while has them (see bucketFill)")
+	wanMinLat  = flag.Duration("wan.minlat", 20*time.Millisecond, "BenchmarkWAN: least one-way link latency")
+	wanMaxLat  = flag.Duration("wan.maxlat", 80*time.Millisecond, "BenchmarkWAN: greatest one-way link latency")
+	wanDialRTT = flag.Float64("wan.dialrtt", 2, "BenchmarkWAN: round trips of a link a new connection costs before its first stream (TCP, then Noise XX)")
+	wanLow     = flag.Int("wan.low", 8, "BenchmarkWAN: connection manager's low water mark (a node's is node.DefaultConnLow)")
+	wanHigh    = flag.Int("wan.high", 16, "BenchmarkWAN: connection manager's high water mark (0: no connection manager; a node's is node.DefaultConnHigh)")
+	wanGrace   = flag.Duration("wan.grace", 10*time.Second, "BenchmarkWAN: connection manager's grace period (a node's is a minute; the set-up compresses time)")
+	wanPar     = flag.Int("wan.par", 64, "BenchmarkWAN: DHT bootstraps run at once")
+	wanShare   = flag.Bool("wan.sharecheck", true, "BenchmarkWAN: all nodes share one card check, so a card's signature is verified once in the process, not once a node (see BenchmarkWAN)")
+	wanD       = flag.Int("wan.d", 0, "BenchmarkWAN: GossipSub mesh degree D, Dlo and Dhi scaled with it (0: the gossip package's)")
 )
 
 // wanNet is a mocknet in which every pair of hosts is linked (any node can
 // dial any other, as on the Internet) with a one-way latency drawn in
-// [wanMinLatency, wanMaxLatency], and each host runs a DHT server and a
-// Gossip, as a node does.
+// [-wan.minlat, -wan.maxlat], and each host runs a DHT server and a
+// Gossip, as a node does, on a wanHost: with a connection manager and
+// the cost of a dial.
 type wanNet struct {
 	mn      mocknet.Mocknet
-	hosts   []host.Host
+	hosts   []host.Host // the wanHosts
+	idx     map[peer.ID]int
 	keys    []crypto.PrivKey
-	lat     map[[2]peer.ID]time.Duration
+	seed    uint64
+	kadKeys [][32]byte
+	cms     []*basicconnmgr.BasicConnMgr
 	dhts    []*dht.DHT
 	gossips []*gossip.Gossip
+	meshes  []*meshTrace
 
 	mu      sync.Mutex
 	arrived []map[string]time.Time // per node: agent id -> first arrival of its newest card
 	seqs    []map[string]uint64
 }
 
+// latency returns the one-way latency of the link between hosts i and j,
+// a function of the seed and the pair only.
+func (w *wanNet) latency(i, j int) time.Duration {
+	if i > j {
+		i, j = j, i
+	}
+	x := w.seed ^ uint64(i)<<32 ^ uint64(j)
+	// splitmix64's finalizer.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return *wanMinLat + time.Duration(x%uint64(*wanMaxLat-*wanMinLat+1))
+}
+
 func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	began := time.Now()
-	stage := func(what string) { b.Logf("%s: %v", what, time.Since(began).Round(time.Millisecond)) }
-	w := &wanNet{mn: mocknet.New(), lat: map[[2]peer.ID]time.Duration{}}
+	w := &wanNet{mn: mocknet.New(), idx: map[peer.ID]int{}, seed: seed}
+	stage := func(what string) {
+		var conns int
+		for _, h := range w.hosts {
+			conns += len(h.Network().Peers())
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.Logf("%s: %v (%.1f connections a node, heap %d MiB, %d goroutines)", what, time.Since(began).Round(time.Millisecond),
+			float64(conns)/float64(max(len(w.hosts), 1)), ms.HeapAlloc>>20, runtime.NumGoroutine())
+	}
 	b.Cleanup(func() {
 		for _, g := range w.gossips {
 			g.Close()
 		}
 		for _, d := range w.dhts {
 			d.Close()
+		}
+		for _, cm := range w.cms {
+			cm.Close()
 		}
 		w.mn.Close()
 	})
@@ -88,11 +129,24 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 		if err != nil {
 			b.Fatal(err)
 		}
-		h, err := w.mn.AddPeer(sk, addr)
+		mh, err := w.mn.AddPeer(sk, addr)
 		if err != nil {
 			b.Fatal(err)
 		}
-		w.hosts, w.keys = append(w.hosts, h), append(w.keys, sk)
+		wh := &wanHost{Host: mh, cm: connmgr.NullConnMgr{}, dial: func(p peer.ID) time.Duration {
+			return time.Duration(*wanDialRTT * float64(2*w.latency(i, w.idx[p])))
+		}}
+		if *wanHigh > 0 {
+			cm, err := basicconnmgr.NewConnManager(*wanLow, *wanHigh,
+				basicconnmgr.WithGracePeriod(*wanGrace), basicconnmgr.WithSilencePeriod(*wanGrace/5))
+			if err != nil {
+				b.Fatal(err)
+			}
+			mh.Network().Notify(cm.Notifee())
+			w.cms, wh.cm = append(w.cms, cm), cm
+		}
+		w.idx[mh.ID()] = i
+		w.hosts, w.keys = append(w.hosts, wh), append(w.keys, sk)
 	}
 	for i := range n {
 		for j := i + 1; j < n; j++ {
@@ -100,16 +154,56 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 			if err != nil {
 				b.Fatal(err)
 			}
-			d := wanMinLatency + time.Duration(rng.Int64N(int64(wanMaxLatency-wanMinLatency)+1))
-			l.SetOptions(mocknet.LinkOptions{Latency: d})
-			w.lat[pair(w.hosts[i].ID(), w.hosts[j].ID())] = d
+			l.SetOptions(mocknet.LinkOptions{Latency: w.latency(i, j)})
 		}
 	}
 	stage("hosts and links")
+	// The services start on unconnected hosts, so that kad-dht's refresh
+	// at start finds nothing to walk; the network is then connected.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var psOpts []pubsub.Option
+	if d := *wanD; d > 0 {
+		p := pubsub.DefaultGossipSubParams()
+		p.D, p.Dlo, p.Dhi = d, max(1, d*5/6), 2*d
+		p.Dscore, p.Dout = max(1, 2*d/3), min(d/3, p.Dlo-1)
+		psOpts = append(psOpts, pubsub.WithGossipSubParams(p))
+	}
+	var gopts []gossip.Option
+	var dopts []dht.Option
+	if *wanShare {
+		check := adp.NewChecker(4096)
+		gopts, dopts = append(gopts, gossip.WithChecker(check)), append(dopts, dht.WithChecker(check))
+	}
+	if *wanFill {
+		// The fill stands for the refreshes a running network has done.
+		dopts = append(dopts, dht.NoAutoRefresh())
+	}
+	w.arrived = make([]map[string]time.Time, n)
+	w.seqs = make([]map[string]uint64, n)
+	for i, h := range w.hosts {
+		w.arrived[i], w.seqs[i] = map[string]time.Time{}, map[string]uint64{}
+		d, err := dht.New(h, append(dopts, dht.Mode(dht.ModeServer))...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.dhts = append(w.dhts, d)
+		mt := newMeshTrace()
+		g, err := gossip.New(h, append(gopts, gossip.OnCard(func(c *adp.Card, _ peer.ID) { w.onCard(i, c) }),
+			gossip.PubSubOptions(append(psOpts, pubsub.WithRawTracer(mt))...))...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.gossips, w.meshes = append(w.gossips, g), append(w.meshes, mt)
+	}
+	stage("services started")
 	// The start graph: a ring (so that it is connected) and degree-1 more
 	// connections from each node to random others.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	connect := func(i, j int) {
+		if _, err := w.mn.ConnectPeers(w.hosts[i].ID(), w.hosts[j].ID()); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for i := range n {
 		targets := []int{(i + 1) % n}
 		for len(targets) < degree {
@@ -118,33 +212,36 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 			}
 		}
 		for _, j := range targets {
-			if _, err := w.mn.ConnectPeers(w.hosts[i].ID(), w.hosts[j].ID()); err != nil {
-				b.Fatal(err)
-			}
+			connect(i, j)
 		}
 	}
 	stage("start graph connected")
-	w.arrived = make([]map[string]time.Time, n)
-	w.seqs = make([]map[string]uint64, n)
-	for i, h := range w.hosts {
-		w.arrived[i], w.seqs[i] = map[string]time.Time{}, map[string]uint64{}
-		var boot []peer.AddrInfo
-		for _, p := range h.Network().Peers() {
-			boot = append(boot, h.Peerstore().PeerInfo(p))
+	if *wanFill {
+		// The routing tables of a network that has run a while: each
+		// node connects to up to wanBucket random peers at each common
+		// prefix length with its own key, as its refreshes would find
+		// them, and kad-dht adds the peers it connects to. Trimming
+		// closes most of the connections later; the tables keep them.
+		want := make([]int, n)
+		for i := range n {
+			fill := w.bucketFill(i, rng)
+			for _, j := range fill {
+				connect(i, j)
+			}
+			want[i] = len(fill)
 		}
-		d, err := dht.New(h, dht.Mode(dht.ModeServer), dht.BootstrapPeers(boot...))
-		if err != nil {
-			b.Fatal(err)
-		}
-		w.dhts = append(w.dhts, d)
-		g, err := gossip.New(h, gossip.OnCard(func(c *adp.Card, _ peer.ID) { w.onCard(i, c) }))
-		if err != nil {
-			b.Fatal(err)
-		}
-		w.gossips = append(w.gossips, g)
+		polltest.Until(b, 5*time.Minute, func() error {
+			for i, d := range w.dhts {
+				if got := d.RoutingTableSize(); got < want[i]*9/10 {
+					return fmt.Errorf("node %d: %d peers in its routing table, want %d", i, got, want[i])
+				}
+			}
+			return nil
+		})
+		stage("routing tables filled")
 	}
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
+	sem := make(chan struct{}, *wanPar)
 	errs := make([]error, n)
 	for i, d := range w.dhts {
 		if !*wanBoot {
@@ -161,6 +258,25 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 		b.Fatal(err)
 	}
 	stage("DHTs bootstrapped")
+	if *wanHigh > 0 {
+		// A running network is past the grace period of the connections
+		// its DHT opened: once every connection is older than it, each
+		// connection manager trims as it would on its next round.
+		polltest.Until(b, 5*time.Minute, func() error {
+			for i, h := range w.hosts {
+				for _, p := range h.Network().Peers() {
+					if ti := w.cms[i].GetTagInfo(p); ti != nil && time.Since(ti.FirstSeen) < *wanGrace {
+						return fmt.Errorf("node %d: connection to %s within the grace period", i, p)
+					}
+				}
+			}
+			return nil
+		})
+		for _, cm := range w.cms {
+			cm.TrimOpenConns(ctx)
+		}
+		stage("connections trimmed")
+	}
 	defer stage("meshes built")
 	polltest.For(b, 5*time.Minute, "meshes built", func() bool {
 		for _, g := range w.gossips {
@@ -171,13 +287,6 @@ func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
 		return true
 	})
 	return w
-}
-
-func pair(a, b peer.ID) [2]peer.ID {
-	if a > b {
-		a, b = b, a
-	}
-	return [2]peer.ID{a, b}
 }
 
 func (w *wanNet) onCard(i int, c *adp.Card) {
@@ -200,113 +309,109 @@ func (w *wanNet) card(b *testing.B, k int, seq uint64) *adp.Card {
 	return c
 }
 
-// bound returns, over the connection graph as it stands, the hop
-// distance from node k to the farthest node and the least one-way delay
-// to the farthest node (the sum of link latencies along the fastest path):
-// no message can reach every node sooner.
-func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
-	idx := map[peer.ID]int{}
-	for i, h := range w.hosts {
-		idx[h.ID()] = i
-	}
-	adj := make([][]int, len(w.hosts))
-	for i, h := range w.hosts {
-		for _, p := range h.Network().Peers() {
-			adj[i] = append(adj[i], idx[p])
-		}
-	}
-	// Hops: breadth first.
-	dist := make([]int, len(w.hosts))
-	for i := range dist {
-		dist[i] = -1
-	}
-	dist[k] = 0
-	queue := []int{k}
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
-		for _, v := range adj[u] {
-			if dist[v] < 0 {
-				dist[v] = dist[u] + 1
-				hops = max(hops, dist[v])
-				queue = append(queue, v)
-			}
-		}
-	}
-	// Delay: Dijkstra over the link latencies.
-	best := make([]time.Duration, len(w.hosts))
-	for i := range best {
-		best[i] = math.MaxInt64
-	}
-	best[k] = 0
-	pq := &delayHeap{{k, 0}}
-	for pq.Len() > 0 {
-		it := heap.Pop(pq).(delayItem)
-		if it.d > best[it.node] {
-			continue
-		}
-		for _, v := range adj[it.node] {
-			if d := it.d + w.lat[pair(w.hosts[it.node].ID(), w.hosts[v].ID())]; d < best[v] {
-				best[v] = d
-				heap.Push(pq, delayItem{v, d})
-			}
-		}
-	}
-	for _, d := range best {
-		if d != math.MaxInt64 {
-			delay = max(delay, d)
-		}
-	}
-	return hops, delay
-}
-
-type delayItem struct {
-	node int
-	d    time.Duration
-}
-
-type delayHeap []delayItem
-
-func (h delayHeap) Len() int           { return len(h) }
-func (h delayHeap) Less(i, j int) bool { return h[i].d < h[j].d }
-func (h delayHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *delayHeap) Push(x any)        { *h = append(*h, x.(delayItem)) }
-func (h *delayHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
-}
-
-// BenchmarkWAN builds an in-process network of -wan.n nodes (mocknet,
-// every pair linked with a one-way latency of 20 to 80 ms drawn from
-// -wan.seed; each node starts connected to -wan.degree others, and its
-// DHT adds connections as it bootstraps), each running a DHT server and
-// the card topic. Each iteration a different node publishes a new card;
-// the benchmark reports the time for it to reach 95 % and 100 % of the
-// other nodes (medians over the iterations) beside the lower bound
-// measured on the connection graph at that moment: the fastest path's
-// delay from the publisher to the farthest node (bound-ms), and the hop
-// distance to it (hops) times the mean latency. Goal: 100 % within
-// 1.5 x bound-ms. Then -wan.gets DHT gets of cards put by 20 nodes, from
-// nodes chosen by the seed, report p50 and p99 beside log2(N) round
-// trips of the mean link (dht-bound-ms); goal: p99 within 3 round trips
-// per hop, 3 x dht-bound-ms. It is a benchmark, not a timed test: it
-// asserts only that every card arrives and every get answers.
+// BenchmarkWAN measures card propagation and DHT gets on an in-process
+// WAN of -wan.n nodes:
+//
+//	go test -run '^$' -bench BenchmarkWAN -benchtime 5x ./testnet -wan.n 500 -wan.seed 1
+//
+// The network. Every pair of mocknet hosts is linked (any node can dial
+// any other, as on the Internet; 125,000 links cost 2 s at 500 nodes),
+// each link with a one-way latency in [-wan.minlat, -wan.maxlat] (20-80
+// ms) drawn from -wan.seed and the pair. Each node runs a DHT server and
+// the card topic on a wanHost: a connection manager (-wan.low, -wan.high,
+// -wan.grace), and -wan.dialrtt round trips of the link before a new
+// connection carries anything (TCP, then Noise). By default all nodes
+// share one card check (-wan.sharecheck): a card's signature is verified
+// once in the process instead of once a node, since a real node verifies
+// on its own CPU while here every node's check queues on the same cores.
+//
+// The set-up is that of a network that has run a while, not of one that
+// starts all at once: the services start unconnected (with
+// dht.NoAutoRefresh), the nodes connect in a ring plus -wan.degree-1
+// random peers, then each connects to up to 20 random peers at each
+// common prefix length with its kad-dht key (bucketFill), as its
+// refreshes would have found them, and kad-dht adds them to its routing
+// table. Once the connections are past the grace period the connection
+// managers trim. A node cannot trim below what kad-dht protects (its two
+// farthest buckets, up to 40 peers) and its GossipSub mesh, so with the
+// default water marks (8, 16) a node keeps about 40 connections. With a
+// node's own (node.DefaultConnLow and DefaultConnHigh, 160 and 320), a
+// network of a few hundred nodes is nearly complete, which one process
+// cannot hold at 500 nodes. -wan.bootstrap runs every DHT's own walks
+// instead of the fill: 52 s for 150 nodes, 3 min for 300, and 500 did
+// not finish within 11 min (the walks, not the links, took the time).
+//
+// Each iteration a different node publishes a new card. Reported (medians
+// over the iterations): the time to reach 95 % and 100 % of the other
+// nodes (ms-95%, ms-100%); the lower bound on the connection graph at
+// that moment, the fastest path's delay from the publisher to the
+// farthest node (bound-ms), with its hop distance (hops) and hops times
+// the mean latency (hops-x-mean-ms); 100%/bound, whose goal is 1.5 or
+// less; mesh-bound-ms, the same delay over the paths GossipSub sends a
+// card along (the publisher's connections, then the mesh) with no time
+// spent in nodes; ms-hop1-excess, how much later than one link latency
+// the publisher's direct neighbours receive the card, the time a hop
+// spends in the simulation itself; and cpu-cores, the cores the process
+// used meanwhile. Then -wan.gets DHT gets of cards put by 20 nodes report
+// p50 and p99 beside log2(N) round trips of the mean link
+// (dht-bound-ms); goal: p99 within 3 x dht-bound-ms.
+//
+// At 500 nodes, 5 cards, on 2 cores at a quiet moment (load average 2
+// to 3; set-up 60 to 78 s, peak RSS 4.7 to 5.0 GB, about 40 connections
+// a node, 3 hops from publisher to farthest node; all times in ms):
+//
+//	seed  95 %  100 %  bound  100%/bound  mesh-bound   hop-1 excess  DHT p50  p99 (goal 2,690)
+//	1     250   262    102    2.57        176 (1.73x)  107           436      667
+//	2     259   267    100    2.67        172 (1.71x)  110           433      678
+//	3     207   224    105    2.13        175 (1.67x)  102           436      662
+//
+// The goal of 1.5 x bound is not met, for two reasons the figures
+// separate. GossipSub sends along its mesh (D 6 of about 40
+// connections), whose fastest paths are 1.7 x the connection graph's
+// (mesh-bound-ms): no processing speed makes up for that. A mesh of
+// D 12 (-wan.d 12, seed 1) brings mesh-bound to 144 ms (1.43x) but
+// doubles the copies every node relays, and the measured 100 % rose to
+// 308 ms (3.05x) in this process. And the simulation adds about 100 ms a
+// hop (ms-hop1-excess), which no deployment pays: most of it the
+// process's share of the 2 cores, part of it mocknet's. A mocknet stream
+// delivers one write at a time: a write made while the previous one is
+// on the link waits for its arrival, so of three 1,000-byte writes on a
+// 50 ms link the third arrives after 100 ms, where TCP would pipeline it;
+// a card queued behind another message to the same peer pays a latency
+// more.
+//
+// Under other work the same runs degrade with the CPU the process gets,
+// not with the network: at load 5 to 17 (0.33 to 0.70 of a core), 100 %
+// took 658 to 1,784 ms while mesh-bound stayed at 171 to 185 ms, set-up
+// took 2 to 4 min, and one DHT p99 reached 6,971 ms (2.6x its goal).
+// With latencies ten times longer (-wan.minlat 200ms -wan.maxlat 800ms,
+// seed 1, loaded), 100 % took 2.08 x its bound of 1,028 ms, mesh-bound
+// 1.59x. At 1,000 nodes (seed 1, 3 cards, load 4 to 8; set-up 5 min,
+// peak RSS 7.9 GB, 42 connections a node): 95 % in 401 ms, 100 % in 448
+// ms, bound 112 ms (3 hops, 4.0x), mesh-bound 191 ms (1.71x), hop-1
+// excess 220 ms; DHT get p50 1,273 ms, p99 5,683 ms against a goal of
+// 2,990 ms (1.9x).
+//
+// It is a benchmark, not a timed test: it asserts only that every card
+// arrives and every get answers.
 func BenchmarkWAN(b *testing.B) {
 	n := *wanNodes
 	w := newWANNet(b, n, *wanDegree, *wanSeed)
-	meanLat := (wanMinLatency + wanMaxLatency) / 2
+	meanLat := (*wanMinLat + *wanMaxLat) / 2
 	ctx := context.Background()
 
-	var p95s, p100s, bounds, hopBounds []time.Duration
+	var p95s, p100s, bounds, hopBounds, meshBounds []time.Duration
 	var hopsSeen []int
+	var excess []time.Duration // arrival at a direct neighbour of the publisher, less the link's latency
+	cpu0, wall0 := cpuTime(), time.Now()
 	i := 0
 	for b.Loop() {
 		k := (i * 97) % n
 		i++
 		card := w.card(b, k, uint64(i))
 		hops, delay := w.bound(k)
+		meshDelay := w.meshBound(k)
+		neighbours := w.hosts[k].Network().Peers()
 		start := time.Now()
 		if err := w.gossips[k].Publish(ctx, card); err != nil {
 			b.Fatal(err)
@@ -332,11 +437,16 @@ func BenchmarkWAN(b *testing.B) {
 				lat = append(lat, w.arrived[j][card.ID].Sub(start))
 			}
 		}
+		for _, p := range neighbours {
+			j := w.idx[p]
+			excess = append(excess, w.arrived[j][card.ID].Sub(start)-w.latency(k, j))
+		}
 		w.mu.Unlock()
 		slices.Sort(lat)
 		p95s = append(p95s, lat[(len(lat)*95+99)/100-1])
 		p100s = append(p100s, lat[len(lat)-1])
 		bounds, hopBounds, hopsSeen = append(bounds, delay), append(hopBounds, time.Duration(hops)*meanLat), append(hopsSeen, hops)
+		meshBounds = append(meshBounds, meshDelay)
 	}
 	b.ReportMetric(ms(median(p95s)), "ms-95%")
 	b.ReportMetric(ms(median(p100s)), "ms-100%")
@@ -344,6 +454,9 @@ func BenchmarkWAN(b *testing.B) {
 	b.ReportMetric(float64(slices.Max(hopsSeen)), "hops")
 	b.ReportMetric(ms(median(hopBounds)), "hops-x-mean-ms")
 	b.ReportMetric(float64(median(p100s))/float64(median(bounds)), "100%/bound")
+	b.ReportMetric(ms(median(excess)), "ms-hop1-excess")
+	b.ReportMetric(ms(median(meshBounds)), "mesh-bound-ms")
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Since(wall0)), "cpu-cores")
 	var conns int
 	for _, h := range w.hosts {
 		conns += len(h.Network().Peers())
@@ -400,6 +513,15 @@ func BenchmarkWAN(b *testing.B) {
 	b.ReportMetric(ms(lat[(len(lat)*99+99)/100-1]), "dht-ms-p99")
 	b.ReportMetric(ms(dhtBound), "dht-bound-ms")
 	b.ReportMetric(float64(lat[(len(lat)*99+99)/100-1])/float64(3*dhtBound), "dht-p99/goal")
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

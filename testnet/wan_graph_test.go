@@ -1,0 +1,147 @@
+package testnet_test
+
+import (
+	"container/heap"
+	"crypto/sha256"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"time"
+)
+
+// wanBucket is kad-dht's bucket size (k).
+const wanBucket = 20
+
+// bucketFill returns the nodes node i connects to so that its routing
+// table is that of a network that has run a while: up to wanBucket peers,
+// drawn by rng, at each common prefix length between their kad-dht keys
+// (the SHA-256 of the peer id) and its own.
+func (w *wanNet) bucketFill(i int, rng *rand.Rand) []int {
+	if w.kadKeys == nil {
+		for _, h := range w.hosts {
+			w.kadKeys = append(w.kadKeys, sha256.Sum256([]byte(h.ID())))
+		}
+	}
+	var byCPL [257][]int
+	for j := range w.hosts {
+		if j != i {
+			c := cpl(w.kadKeys[i], w.kadKeys[j])
+			byCPL[c] = append(byCPL[c], j)
+		}
+	}
+	var out []int
+	for _, js := range byCPL {
+		rng.Shuffle(len(js), func(a, b int) { js[a], js[b] = js[b], js[a] })
+		out = append(out, js[:min(len(js), wanBucket)]...)
+	}
+	return out
+}
+
+// cpl returns the number of leading bits a and b share.
+func cpl(a, b [32]byte) int {
+	for i := range a {
+		if x := a[i] ^ b[i]; x != 0 {
+			return i*8 + bits.LeadingZeros8(x)
+		}
+	}
+	return 256
+}
+
+// bound returns, over the connection graph as it stands, the hop
+// distance from node k to the farthest node and the least one-way delay
+// to the farthest node (the sum of link latencies along the fastest path):
+// no message can reach every node sooner.
+func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
+	adj := make([][]int, len(w.hosts))
+	for i, h := range w.hosts {
+		for _, p := range h.Network().Peers() {
+			adj[i] = append(adj[i], w.idx[p])
+		}
+	}
+	// Hops: breadth first.
+	dist := make([]int, len(w.hosts))
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[k] = 0
+	queue := []int{k}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, v := range adj[u] {
+			if dist[v] < 0 {
+				dist[v] = dist[u] + 1
+				hops = max(hops, dist[v])
+				queue = append(queue, v)
+			}
+		}
+	}
+	return hops, w.farthest(k, adj)
+}
+
+// meshBound returns the least one-way delay from node k to the farthest
+// node along the paths a card takes in GossipSub: from the publisher to
+// every peer it is connected to (flood publishing), then along the mesh
+// of each node it reaches. It leaves out gossip (IHAVE, IWANT), which
+// waits for a heartbeat, and every processing delay: it is the time the
+// protocol would take on this graph if nodes took no time to relay.
+func (w *wanNet) meshBound(k int) time.Duration {
+	adj := make([][]int, len(w.hosts))
+	for i, m := range w.meshes {
+		peers := m.peers()
+		if i == k {
+			peers = w.hosts[k].Network().Peers()
+		}
+		for _, p := range peers {
+			adj[i] = append(adj[i], w.idx[p])
+		}
+	}
+	return w.farthest(k, adj)
+}
+
+// farthest returns the least delay from node k to the farthest node it
+// reaches over the edges adj, with the link latencies: Dijkstra.
+func (w *wanNet) farthest(k int, adj [][]int) (delay time.Duration) {
+	best := make([]time.Duration, len(w.hosts))
+	for i := range best {
+		best[i] = math.MaxInt64
+	}
+	best[k] = 0
+	pq := &delayHeap{{k, 0}}
+	for pq.Len() > 0 {
+		it := heap.Pop(pq).(delayItem)
+		if it.d > best[it.node] {
+			continue
+		}
+		for _, v := range adj[it.node] {
+			if d := it.d + w.latency(it.node, v); d < best[v] {
+				best[v] = d
+				heap.Push(pq, delayItem{v, d})
+			}
+		}
+	}
+	for _, d := range best {
+		if d != math.MaxInt64 {
+			delay = max(delay, d)
+		}
+	}
+	return delay
+}
+
+type delayItem struct {
+	node int
+	d    time.Duration
+}
+
+type delayHeap []delayItem
+
+func (h delayHeap) Len() int           { return len(h) }
+func (h delayHeap) Less(i, j int) bool { return h[i].d < h[j].d }
+func (h delayHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *delayHeap) Push(x any)        { *h = append(*h, x.(delayItem)) }
+func (h *delayHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}
