@@ -15,6 +15,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/adp/tag"
+	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/peering"
@@ -166,6 +167,10 @@ type Config struct {
 	// authenticates as it to ANP services. "" = none (the card's did is
 	// the key's did:key).
 	DIDWbaDomain string
+
+	// gossipOpts are appended to the node's gossip.New options; tests set
+	// them (export_test.go) to watch the GossipSub router.
+	gossipOpts []gossip.Option
 }
 
 // DefaultConfig returns the configuration `adpnode run` starts from.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/apitest"
 	"github.com/adpnode/adpnode/node"
 )
@@ -31,11 +32,12 @@ type testNode struct {
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
-	listen            []string // default loopback TCP on a free port
-	a2aAllowPrivate   bool     // see node.Config.A2AAllowPrivate
-	didWbaDomain      string   // see node.Config.DIDWbaDomain
-	maxCards          int      // node.Config.MaxCards
-	chargeLoopback    bool     // node.Config.ChargeLoopback
+	listen            []string        // default loopback TCP on a free port
+	a2aAllowPrivate   bool            // see node.Config.A2AAllowPrivate
+	didWbaDomain      string          // see node.Config.DIDWbaDomain
+	maxCards          int             // node.Config.MaxCards
+	chargeLoopback    bool            // node.Config.ChargeLoopback
+	gossipOpts        []gossip.Option // appended to the node's (node.GossipOptions)
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -71,6 +73,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		MaxCards:        tn.maxCards,
 		ChargeLoopback:  tn.chargeLoopback,
 	}
+	node.GossipOptions(&cfg, tn.gossipOpts...)
 	if tn.noAPI {
 		cfg.APIAddr = ""
 	}

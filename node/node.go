@@ -271,7 +271,7 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.peering.Close)
 
-	if n.gossip, err = gossip.New(n.host,
+	if n.gossip, err = gossip.New(n.host, append([]gossip.Option{
 		gossip.WithLimiter(n.limits.gossip),
 		gossip.WithChecker(n.intake.Checker()),
 		gossip.Held(n.intake.Held),
@@ -280,7 +280,7 @@ func New(cfg Config) (_ *Node, err error) {
 		gossip.RebroadcastInterval(cfg.GossipInterval),
 		gossip.Logger(n.log),
 		gossip.Registerer(n.metrics.reg),
-	); err != nil {
+	}, cfg.gossipOpts...)...); err != nil {
 		return nil, fmt.Errorf("node: gossip: %w", err)
 	}
 	closers = append(closers, n.gossip.Close)
