@@ -3,7 +3,10 @@
 // Every node joins the topic /adp/cards/1.0.0 ([Topic]); a message's data is
 // one signed card, its raw bytes. Messages are signed by their publisher
 // (pubsub's StrictSign policy), so the From field names the peer that
-// published the message, whatever peer relayed it.
+// published the message, whatever peer relayed it. Messages are named by
+// [MessageID] (the publisher's protobuf public key, then the seqno),
+// js-libp2p-gossipsub's default, so that routers of other
+// implementations agree with a node on every IHAVE and IWANT.
 //
 // # Validation
 //

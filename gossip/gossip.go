@@ -101,6 +101,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 
 	psOpts := append([]pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
+		pubsub.WithMessageIdFn(MessageID),
 		pubsub.WithPeerScore(g.scoreParams(), cfg.thresholds),
 		// Under validation pressure, drop messages from peers whose
 		// messages are mostly rejected or ignored.

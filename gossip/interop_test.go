@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/libp2p/go-msgio/pbio"
+	mh "github.com/multiformats/go-multihash"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
@@ -21,10 +22,17 @@ import (
 )
 
 // docMessageID is the GossipSub message-ID function of docs/protocol.md
-// §8.2, written from the document: the publisher's peer id (its binary
-// multihash, the message's from field) followed by the 8 octets of the
-// message's seqno.
-func docMessageID(m *pb.Message) string { return string(m.GetFrom()) + string(m.GetSeqno()) }
+// §8.2, written from the document: the publisher's public key in
+// libp2p's protobuf encoding (the digest of the identity multihash that
+// is the from field; the key field when the peer id is a hash) followed
+// by the 8 octets of the message's seqno.
+func docMessageID(m *pb.Message) string {
+	key := m.GetKey()
+	if d, err := mh.Decode(m.GetFrom()); len(key) == 0 && err == nil && d.Code == mh.IDENTITY {
+		key = d.Digest
+	}
+	return string(key) + string(m.GetSeqno())
+}
 
 // TestForeignPeerInterop runs a GossipSub peer that is not built on this
 // package (a bare go-libp2p-pubsub router configured from docs/protocol.md

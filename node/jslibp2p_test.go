@@ -38,7 +38,8 @@ var jsPeerDir = filepath.Join("..", "scripts", "js-libp2p")
 // several heartbeats of a stable connection each keeps the other in its
 // mesh and the peer's score at the node has never been below zero; and
 // the peer forwarding the node's own message back to it (as its router
-// does when it gets the message from a third peer) changes none of that.
+// does when it gets the message from a third peer), or gossiping IHAVEs
+// of its message cache, changes none of that.
 func TestStockJSLibp2pPeer(t *testing.T) {
 	sk := cardtest.Key(t, 0x6a)
 	jsID, err := peer.IDFromPrivateKey(sk)
@@ -126,6 +127,32 @@ func TestStockJSLibp2pPeer(t *testing.T) {
 		return nil
 	})
 	stable("after a forward back", 3)
+
+	// The peer gossips: IHAVEs of its whole gossip window, with the IDs
+	// its router computed, once a heartbeat, as many as it takes a
+	// router that does not share its message-ID function to score the
+	// IWANTs it answers as broken promises (more than 6) and the peer
+	// below zero. Sharing one function, the node has seen every ID and
+	// asks for none.
+	const rounds = 10
+	for i := range rounds {
+		s := w.inspections()
+		js.send("ihave")
+		polltest.Until(t, 30*time.Second, func() error {
+			js.alive()
+			if js.ihaves() <= i {
+				return fmt.Errorf("IHAVE %d not sent yet; js peer: %s", i+1, js.summary())
+			}
+			if w.inspections() == s {
+				return fmt.Errorf("no score inspection since IHAVE %d", i+1)
+			}
+			return nil
+		})
+	}
+	stable("after gossip", 3)
+	if iw := w.state().iwants; iw != 0 {
+		t.Errorf("the node asked the js peer for %d messages it had gossiped: their IDs are not the node's", iw)
+	}
 }
 
 // routerWatch watches the node's GossipSub router for one peer: its
@@ -146,6 +173,7 @@ type watchState struct {
 	grafted         bool
 	pruned, dropped int
 	selfOrigin      int
+	iwants          int // message IDs the node asked the peer for
 }
 
 func (w *routerWatch) inspect(scores map[peer.ID]float64) {
@@ -202,9 +230,17 @@ func (*routerWatch) DeliverMessage(*pubsub.Message)           {}
 func (*routerWatch) DuplicateMessage(*pubsub.Message)         {}
 func (*routerWatch) ThrottlePeer(peer.ID)                     {}
 func (*routerWatch) RecvRPC(*pubsub.RPC)                      {}
-func (*routerWatch) SendRPC(*pubsub.RPC, peer.ID)             {}
-func (*routerWatch) DropRPC(*pubsub.RPC, peer.ID)             {}
-func (*routerWatch) UndeliverableMessage(*pubsub.Message)     {}
+func (w *routerWatch) SendRPC(rpc *pubsub.RPC, p peer.ID) {
+	n := 0
+	for _, iw := range rpc.GetControl().GetIwant() {
+		n += len(iw.GetMessageIDs())
+	}
+	if n > 0 {
+		w.count(p, func(s *watchState) { s.iwants += n })
+	}
+}
+func (*routerWatch) DropRPC(*pubsub.RPC, peer.ID)         {}
+func (*routerWatch) UndeliverableMessage(*pubsub.Message) {}
 
 // jsPeer is a running peer.mjs: what it printed, its stdin for commands
 // and its stderr, shown when the test fails.
@@ -224,6 +260,7 @@ type jsPeer struct {
 	lacking   int       // reports since then without the node
 	published int
 	forwarded int
+	ihave     int // IHAVEs sent
 }
 
 // jsEvent is one line peer.mjs printed.
@@ -343,6 +380,8 @@ func (p *jsPeer) record(line []byte, ready chan struct{}) {
 		p.published++
 	case "forwarded":
 		p.forwarded++
+	case "ihave":
+		p.ihave++
 	}
 }
 
@@ -370,6 +409,13 @@ func (p *jsPeer) received(from peer.ID, agentID string) bool {
 	return slices.ContainsFunc(p.msgs, func(e jsEvent) bool {
 		return e.From == from.String() && e.ID == agentID
 	})
+}
+
+// ihaves returns how many IHAVEs the peer has sent the node.
+func (p *jsPeer) ihaves() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ihave
 }
 
 func (p *jsPeer) meshReports() int {

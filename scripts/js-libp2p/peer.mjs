@@ -10,12 +10,16 @@
 //   {"event":"message","from":<publisher>,"via":<peer>,"id":<card id>}
 //   {"event":"mesh","mesh":[...],"subscribers":[...]}     every second
 //   {"event":"forwarded","to":<peer>,"from":<publisher>}  after "forward"
+//   {"event":"ihave","to":<peer>,"ids":<count>}            after "ihave"
 //
 // It reads commands on stdin, one a line: "forward" sends the last message
 // it received back to the peer it came from, in a GossipSub RPC of the
 // router's own, as a router forwards a message it got from a third peer
-// to its publisher. It exits on SIGTERM, SIGINT or stdin close. Run by
-// TestStockJSLibp2pPeer in package node.
+// to its publisher; "ihave" sends the node an IHAVE of every message ID
+// in the router's gossip window, with the IDs the router itself computed,
+// as its heartbeat gossips to topic peers outside its mesh. It exits on
+// SIGTERM, SIGINT or stdin close. Run by TestStockJSLibp2pPeer in package
+// node.
 //
 // Usage: node peer.mjs <private key: libp2p protobuf, base64> <card file> <node multiaddr>
 import "./node20.mjs";
@@ -79,6 +83,7 @@ process.on("SIGINT", stop);
 const lines = createInterface({ input: process.stdin });
 lines.on("line", (line) => {
   if (line.trim() === "forward") forward();
+  if (line.trim() === "ihave") ihave();
 });
 lines.on("close", stop);
 emit("ready", { peer: node.peerId.toString() });
@@ -117,4 +122,23 @@ const forward = () => {
   const sent = ps.sendRpc(last.via, { subscriptions: [], messages: [last.raw] });
   if (sent) emit("forwarded", { to: last.via, from: last.from });
   else console.error(`forward: no stream to ${last.via}`);
+};
+
+// ihave sends the node an IHAVE of the router's gossip window (the IDs of
+// its message cache, as its own message-ID function made them), on the
+// router's own RPC path, as its heartbeat does for a topic peer outside
+// its mesh.
+const ihave = () => {
+  const ids = ps.mcache.getGossipIDs(new Set([TOPIC])).get(TOPIC) ?? [];
+  if (ids.length === 0) {
+    console.error("ihave: no message in the gossip window");
+    return;
+  }
+  const sent = ps.sendRpc(targetPeer, {
+    subscriptions: [],
+    messages: [],
+    control: { graft: [], prune: [], ihave: [{ topicID: TOPIC, messageIDs: ids }], iwant: [], idontwant: [] },
+  });
+  if (sent) emit("ihave", { to: targetPeer, ids: ids.length });
+  else console.error(`ihave: no stream to ${targetPeer}`);
 };
