@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -31,17 +30,7 @@ var a2aServerDir = filepath.Join("..", "scripts", "a2a-server")
 // packages the test is skipped, except under CI=true, where it fails.
 func startSDKServer(t *testing.T) string {
 	t.Helper()
-	nodeBin, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(a2aServerDir, "node_modules", "@a2a-js", "sdk", "package.json"))
-	}
-	if err != nil {
-		msg := "A2A SDK server not installed (" + err.Error() + "): install Node.js and run `npm ci --prefix scripts/a2a-server`"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	nodeBin := nodeWithPackage(t, a2aServerDir, "@a2a-js/sdk")
 	cmd := exec.Command(nodeBin, "server.mjs")
 	cmd.Dir = a2aServerDir
 	cmd.Stderr = testWriter{t}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -49,17 +48,7 @@ func TestA2ACardNamesMount(t *testing.T) {
 // same over A2A 0.3. Without node or the installed packages it skips,
 // except under CI=true, where it fails.
 func TestA2AJavaScriptClient(t *testing.T) {
-	nodeBin, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(a2aClientDir, "node_modules", "@a2a-js", "sdk", "package.json"))
-	}
-	if err != nil {
-		msg := "A2A interop needs node and the packages of " + a2aClientDir + " (npm ci --prefix scripts/a2a-client): " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	nodeBin := nodeWithPackage(t, a2aClientDir, "@a2a-js/sdk")
 	n := startNode(t, testNode{demo: true, name: "a2a interop"})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -2,8 +2,11 @@ package node_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +134,24 @@ func addrOf(t testing.TB, n *node.Node) string {
 		t.Fatal("node has no addresses")
 	}
 	return addrs[0].String()
+}
+
+// nodeWithPackage returns the path of the node executable once the npm
+// package pkg (its path under node_modules, such as "@a2a-js/sdk") is
+// installed in dir. Without either the test is skipped, saying how to
+// install them, except under CI=true, where it fails.
+func nodeWithPackage(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	bin, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json"))
+	}
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed (%v): install Node.js and run `npm ci --prefix %s` at the top of the repository", pkg, err, strings.TrimPrefix(filepath.ToSlash(dir), "../"))
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return bin
 }

@@ -279,17 +279,7 @@ type jsEvent struct {
 // under CI=true, where it fails.
 func startJSPeer(t *testing.T, sk crypto.PrivKey, card []byte, nodeAddr string) *jsPeer {
 	t.Helper()
-	nodeBin, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(jsPeerDir, "node_modules", "@libp2p", "gossipsub", "package.json"))
-	}
-	if err != nil {
-		msg := "js-libp2p peer not installed (" + err.Error() + "): install Node.js and run `npm ci --prefix scripts/js-libp2p`"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	nodeBin := nodeWithPackage(t, jsPeerDir, "@libp2p/gossipsub")
 	key, err := crypto.MarshalPrivateKey(sk)
 	if err != nil {
 		t.Fatal(err)
