@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"time"
+
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // pprofServer serves the Go runtime's profiles (heap, goroutines, CPU...)
@@ -27,7 +29,7 @@ func startPprof(addr string, log *slog.Logger) (*pprofServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--pprof: %w", err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !httpapi.IsLoopbackName(host) {
 		return nil, fmt.Errorf("--pprof: %s is not a loopback address", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
