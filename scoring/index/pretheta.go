@@ -1,7 +1,6 @@
 package index
 
 import (
-	"container/heap"
 	"math"
 	"time"
 
@@ -121,12 +120,7 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 		if v < p.MinScore {
 			continue
 		}
-		if len(top) < p.Limit {
-			heap.Push(&top, v)
-		} else if v > top[0] {
-			top[0] = v
-			heap.Fix(&top, 0)
-		}
+		top.offer(v, p.Limit)
 	}
 	return kth(top, p.Limit)
 }

@@ -122,21 +122,23 @@ func (x *Index) theta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *te
 		if v < p.MinScore || !pass(d) {
 			continue
 		}
-		if len(top) < p.Limit {
-			heap.Push(&top, v)
-		} else if v > top[0] {
-			top[0] = v
-			heap.Fix(&top, 0)
-		}
+		top.offer(v, p.Limit)
 	}
-	if len(top) < p.Limit {
-		return math.Inf(-1)
-	}
-	return top[0] - 1e-9
+	return kth(top, p.Limit)
 }
 
 // minHeap is a min-heap of scores.
 type minHeap []float64
+
+// offer keeps v if it is among the k largest scores offered so far.
+func (h *minHeap) offer(v float64, k int) {
+	if len(*h) < k {
+		heap.Push(h, v)
+	} else if v > (*h)[0] {
+		(*h)[0] = v
+		heap.Fix(h, 0)
+	}
+}
 
 func (h minHeap) Len() int           { return len(h) }
 func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
