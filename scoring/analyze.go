@@ -39,19 +39,22 @@ import (
 
 const maxTokenLen = 40
 
-var stopwords = func() map[string]bool {
+// wordSet is the set of the space-separated words of s.
+func wordSet(s string) map[string]bool {
 	m := make(map[string]bool)
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+var stopwords = wordSet(`a about above after again against all am an and any are as at be
 because been before being below between both but by can could did do does doing down during each
 few for from further had has have having he her here hers herself him himself his how i if in into is
 it its itself just me more most my myself no nor not of off on once only or other our ours ourselves
 out over own same she should so some such than that the their theirs them themselves then there these
 they this those through to too under until up very was we were what when where which while who whom
-why will with would you your yours yourself yourselves please also get give tell show let`) {
-		m[w] = true
-	}
-	return m
-}()
+why will with would you your yours yourself yourselves please also get give tell show let`)
 
 // conversational are the words a request says to greet or to ask
 // politely: they name no need, so a query drops them (Model.Prepare,
@@ -65,13 +68,7 @@ why will with would you your yours yourself yourselves please also get give tell
 // On MetaTool, whose requests often open with "Hey"
 // or "Hi", a query for "hey" otherwise finds HeyGen through the part of
 // its name.
-var conversational = func() map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(`hey hello hiya howdy kindly pls plz thx`) {
-		m[w] = true
-	}
-	return m
-}()
+var conversational = wordSet(`hey hello hiya howdy kindly pls plz thx`)
 
 // analyzer turns text into index terms.
 type analyzer struct {
