@@ -69,10 +69,8 @@ func newBenchNet(b *testing.B) *benchNet {
 		bn.dhts = append(bn.dhts, d)
 	}
 	bn.nodes = startNodes(b, nw, 0, benchNodes, gossip.PubSubOptions(pubsub.WithRawTracer(&bn.drops)))
-	for i := 1; i < benchNodes; i++ {
-		if err := nw.Connect(ctx, 0, i); err != nil {
-			b.Fatal(err)
-		}
+	if err := nw.ConnectTopology(ctx, p2pnet.Star); err != nil {
+		b.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, benchNodes)

@@ -46,10 +46,8 @@ func TestMissedGossipFoundInDHT(t *testing.T) {
 		})
 	}
 	gossipers := startNodes(t, nw, 0, n-1)
-	for i := 1; i < n; i++ {
-		if err := nw.Connect(ctx, 0, i); err != nil {
-			t.Fatal(err)
-		}
+	if err := nw.ConnectTopology(ctx, p2pnet.Star); err != nil {
+		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)

@@ -56,7 +56,7 @@ func New(ctx context.Context, n int, opts ...Option) (*Network, error) {
 			return nil, errors.Join(err, nw.Close())
 		}
 	}
-	if err := nw.connectTopology(ctx, cfg.topology); err != nil {
+	if err := nw.ConnectTopology(ctx, cfg.topology); err != nil {
 		return nil, errors.Join(err, nw.Close())
 	}
 	return nw, nil
@@ -172,7 +172,10 @@ func (nw *Network) Connect(ctx context.Context, i, j int) error {
 	return nil
 }
 
-func (nw *Network) connectTopology(ctx context.Context, t Topology) error {
+// ConnectTopology connects the hosts as t lays them out, as New does with
+// WithTopology: for a network made Unconnected whose services must start
+// before the hosts connect.
+func (nw *Network) ConnectTopology(ctx context.Context, t Topology) error {
 	n := nw.Len()
 	switch t {
 	case Full:
