@@ -102,6 +102,13 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	psOpts := append([]pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
 		pubsub.WithMessageIdFn(MessageID),
+		// A node's own card goes to every topic peer scored above the
+		// publish threshold, not only to its mesh: the first hop reaches
+		// all its neighbours at once (GossipSub v1.1's flood publishing, on
+		// by default in js-libp2p and rust-libp2p, off in go-libp2p-pubsub).
+		// Only a node's own, small and rare publications are flooded;
+		// forwarding stays on the mesh.
+		pubsub.WithFloodPublish(true),
 		pubsub.WithPeerScore(g.scoreParams(), cfg.thresholds),
 		// Under validation pressure, drop messages from peers whose
 		// messages are mostly rejected or ignored.

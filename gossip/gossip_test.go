@@ -253,3 +253,41 @@ func (r *reasonRecorder) sorted() []string {
 	defer r.mu.Unlock()
 	return slices.Sorted(slices.Values(r.outcomes))
 }
+
+// TestOwnCardFloodsEveryNeighbour publishes from the hub of a star whose
+// routers never run a heartbeat, so no mesh ever forms: only flood
+// publishing sends the hub's card to its 15 neighbours, all in its
+// first sends.
+func TestOwnCardFloodsEveryNeighbour(t *testing.T) {
+	const leaves = 15 // more than GossipSub's D_hi of 12
+	p := pubsub.DefaultGossipSubParams()
+	p.HeartbeatInitialDelay, p.HeartbeatInterval = time.Hour, time.Hour
+	nw := newNet(t, 1+leaves, p2pnet.Unconnected)
+	nodes := startNodes(t, nw, 0, 1+leaves, gossip.PubSubOptions(pubsub.WithGossipSubParams(p)))
+	hub := nodes[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// Connected once every router runs, so each peer's hello finds the
+	// protocol.
+	if err := nw.ConnectTopology(ctx, p2pnet.Star); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 15*time.Second, "hub knows every leaf's subscription", func() bool {
+		return len(hub.g.Peers()) == leaves
+	})
+	if m := hub.g.MeshSize(); m != 0 {
+		t.Fatalf("hub's mesh has %d peers before any heartbeat", m)
+	}
+	card := newCard(t, hub.sk, 1, "hub", "nlp/translation")
+	if err := hub.g.Publish(ctx, card); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 15*time.Second, "card at every leaf", func() bool {
+		for _, n := range nodes[1:] {
+			if n.store.seq(hub.agent()) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+}
