@@ -230,7 +230,9 @@ func (cc *clientConn) newIDLocked() uint32 {
 }
 
 // send writes a REQUEST (and STREAM chunks for a large body).
-// A failure before the REQUEST reached the stream is an unsentError.
+// A failure before the REQUEST reached the stream is an unsentError;
+// after, send returns pd, which carries the failure unless a reply came
+// first.
 func (cc *clientConn) send(ctx context.Context, method string, body []byte, stream bool) (*pending, error) {
 	if err := cc.acquire(ctx); err != nil {
 		if err != errClosing && !isContextErr(err) {
@@ -290,9 +292,14 @@ func (cc *clientConn) send(ctx context.Context, method string, body []byte, stre
 		cc.fail(err)
 		cc.st.Reset()
 		if !cc.w.reached(at) {
-			err = &unsentError{err}
+			return nil, &unsentError{err}
 		}
-		return nil, err
+		// The REQUEST went into the stream, so the call is in flight and
+		// pd holds its outcome: fail has failed it unless its reply came
+		// first. The reply can come first: a write also reports a failure
+		// that set in after its frame went out, such as the reader ending
+		// the association on the server's CLOSE and a BUSY refusing this
+		// call while the write was returning.
 	}
 	return pd, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	ma "github.com/multiformats/go-multiaddr"
 )
@@ -222,6 +225,55 @@ func refusingServer(t *testing.T, s network.Stream, closing bool) {
 	}
 }
 
+// holdingHost opens streams from Host. On the first one, the write after
+// the OPEN (the REQUEST's) returns only once the client closes or resets
+// the stream, or release ends: the client reads the reply, and may end
+// the association, while the REQUEST's write is in progress.
+type holdingHost struct {
+	host.Host
+	release <-chan struct{}
+	opened  atomic.Int32
+}
+
+func (h *holdingHost) NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error) {
+	s, err := h.Host.NewStream(ctx, p, pids...)
+	if err != nil || h.opened.Add(1) > 1 {
+		return s, err
+	}
+	return &holdingStream{Stream: s, release: h.release, ended: make(chan struct{})}, nil
+}
+
+type holdingStream struct {
+	network.Stream
+	release <-chan struct{}
+	writes  atomic.Int32
+	endOnce sync.Once
+	ended   chan struct{}
+}
+
+func (s *holdingStream) Write(p []byte) (int, error) {
+	n, err := s.Stream.Write(p)
+	if s.writes.Add(1) == 2 {
+		select {
+		case <-s.ended:
+		case <-s.release:
+		}
+	}
+	return n, err
+}
+
+func (s *holdingStream) end() { s.endOnce.Do(func() { close(s.ended) }) }
+
+func (s *holdingStream) Close() error {
+	s.end()
+	return s.Stream.Close()
+}
+
+func (s *holdingStream) Reset() error {
+	s.end()
+	return s.Stream.Reset()
+}
+
 // TestBusyWhileClosingResent: a call the server refused with BUSY because
 // it was closing the association (its CLOSE came first) ran no handler and
 // goes out on a new association; a BUSY without CLOSE is the answer.
@@ -230,6 +282,7 @@ func TestBusyWhileClosingResent(t *testing.T) {
 		name      string
 		closing   bool
 		breakRest bool // later streams are reset before ACCEPT
+		holdWrite bool // the first stream's REQUEST write returns once the client ends the stream
 		wantBusy  bool
 		wantLost  bool
 		wantOpen  int32
@@ -238,6 +291,11 @@ func TestBusyWhileClosingResent(t *testing.T) {
 		{name: "BUSY alone", closing: false, wantBusy: true, wantOpen: 1},
 		// One budget bounds every resend of a call.
 		{name: "CLOSE then BUSY, then broken streams", closing: true, breakRest: true, wantLost: true, wantOpen: 1 + maxResends},
+		// The refusal ends the association before the write that
+		// carried the REQUEST has returned, which then reports the
+		// association's end: the refusal still decides.
+		{name: "CLOSE then BUSY within the write", closing: true, holdWrite: true, wantOpen: 2},
+		{name: "CLOSE then BUSY within the write, then broken streams", closing: true, breakRest: true, holdWrite: true, wantLost: true, wantOpen: 1 + maxResends},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hs, hc := mockHosts(t)
@@ -261,10 +319,14 @@ func TestBusyWhileClosingResent(t *testing.T) {
 					srv.handleStream(s)
 				}
 			})
-			cl := NewClient(hc)
-			t.Cleanup(func() { cl.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
+			ch := hc
+			if tc.holdWrite {
+				ch = &holdingHost{Host: hc, release: ctx.Done()}
+			}
+			cl := NewClient(ch)
+			t.Cleanup(func() { cl.Close() })
 			got, err := cl.Call(ctx, hs.ID(), "echo", []byte("hi"))
 			st, _ := StatusOf(err)
 			switch {
@@ -276,7 +338,7 @@ func TestBusyWhileClosingResent(t *testing.T) {
 				t.Fatalf("call: %q %v", got, err)
 			}
 			if n := opened.Load(); n != tc.wantOpen {
-				t.Fatalf("%d streams opened, want %d", n, tc.wantOpen)
+				t.Fatalf("%d streams opened, want %d (call: %v)", n, tc.wantOpen, err)
 			}
 		})
 	}
