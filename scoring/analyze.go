@@ -163,6 +163,26 @@ func (a analyzer) each(s string, fn func(term string)) { a.eachMemo(s, nil, fn) 
 // eachMemo is each with memo, when not nil, remembering the term of
 // every word seen (stemming a long text's words once each).
 func (a analyzer) eachMemo(s string, memo map[string]string, fn func(term string)) {
+	tokens(s, func(tok string, bigram bool) { a.token(tok, bigram, memo, fn) })
+}
+
+// token calls fn for every term of one token of tokens (steps 4 to 6).
+func (a analyzer) token(tok string, bigram bool, memo map[string]string, fn func(term string)) {
+	if bigram {
+		a.emitRaw(tok, fn)
+		return
+	}
+	a.emit(tok, memo, fn)
+	if a.camel {
+		a.camelParts(tok, memo, fn)
+	}
+}
+
+// tokens calls fn for every token of s in order (steps 1 to 3 of the
+// analysis): a word, as written, or with bigram set a character or
+// bigram of a script without spaces. A word has no character of such a
+// script and a bigram has one, so the two never meet.
+func tokens(s string, fn func(tok string, bigram bool)) {
 	s = normalize(s)
 	start, class := -1, runeSep
 	// For a run of a script without spaces: the offsets of its last two
@@ -171,14 +191,11 @@ func (a analyzer) eachMemo(s string, memo map[string]string, fn func(term string
 	end := func(i int) {
 		switch {
 		case class == runeWord:
-			a.emit(s[start:i], memo, fn)
-			if a.camel {
-				a.camelParts(s[start:i], memo, fn)
-			}
+			fn(s[start:i], false)
 		case class == runeBigram && n == 1:
-			a.emitRaw(s[start:i], fn)
+			fn(s[start:i], true)
 		case class == runeBigram && n > 1:
-			a.emitRaw(s[prev:i], fn)
+			fn(s[prev:i], true)
 		}
 		start, class, n = -1, runeSep, 0
 	}
@@ -200,7 +217,7 @@ func (a analyzer) eachMemo(s string, memo map[string]string, fn func(term string
 				start, class = i, runeBigram
 			}
 			if n >= 2 {
-				a.emitRaw(s[prev:i], fn)
+				fn(s[prev:i], true)
 			}
 			prev, last = last, i
 			if n == 0 {

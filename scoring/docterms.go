@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,46 +35,51 @@ type DocTerms struct {
 	Protos   []string
 }
 
-// TermCounts are the maps analyzeDoc counts terms in, reused across
-// documents (pooled by the index).
+// TermCounts is the working state of AnalyzeDoc, reused across
+// documents (pooled by the index): the terms of the words read so far
+// (termMemo) and the counts of the document being analysed, by term
+// number. AnalyzeDoc leaves it ready for the next document. Not safe for
+// concurrent use.
 type TermCounts struct {
-	doc  map[string]uint16
-	ex   map[string]uint8
+	memo termMemo
+	tf   []uint16            // by term number: the document's per-field frequencies, packed
+	etf  []uint8             // by term number: the frequency in the current passage
+	doc  []int32             // the term numbers with a tf, in the order first counted
+	ex   []int32             // the term numbers with an etf, in the order first counted
+	exN  uint16              // the length of the current passage in terms
 	said map[uint64]struct{} // sentences counted in a context field (sentenceKey)
+	// The finished passages of the document: their term numbers and
+	// frequencies one after the other, and where each ends.
+	pids  []int32
+	ptfs  []uint8
+	pends []passageEnd
 }
 
-// NewTermCounts returns empty counting maps for AnalyzeDoc.
+// passageEnd closes a passage in TermCounts.pids.
+type passageEnd struct {
+	end int
+	n   uint16 // length in terms
+}
+
+// NewTermCounts returns an empty TermCounts for AnalyzeDoc.
 func NewTermCounts() *TermCounts {
-	return &TermCounts{doc: make(map[string]uint16, 64), ex: make(map[string]uint8, 16), said: make(map[uint64]struct{}, 16)}
+	return &TermCounts{said: make(map[uint64]struct{}, 16)}
 }
 
 // AnalyzeDoc tokenizes every field of d. It runs outside any lock. tc
-// holds empty maps it uses and leaves filled, or is nil.
+// is the working state to use, or nil.
 func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 	var out DocTerms
 	if tc == nil {
 		tc = NewTermCounts()
 	}
-	tf := tc.doc
-	count := func(f int) func(string) {
-		return func(t string) {
-			if out.Lens[f] < maxFieldLen {
-				out.Lens[f]++
-			}
-			v := tf[t]
-			if (v>>(TFBits*f))&TFMax < TFMax {
-				v += 1 << (TFBits * f)
-			}
-			tf[t] = v
-		}
-	}
+	tc.memo.use(c)
 	// add counts the terms of text in field f, each sentence once: a
 	// sentence the field has already said, in the same words, adds
 	// nothing (sentenceKey), unless WithRepeatedSentences counts it.
 	add := func(f int, text string) {
-		fn := count(f)
 		if c.repeats {
-			c.an.each(text, fn)
+			tc.countField(&out.Lens, f, text)
 			return
 		}
 		eachSentence(text, func(s string) {
@@ -83,21 +89,19 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 				}
 				tc.said[k] = struct{}{}
 			}
-			c.an.each(s, fn)
+			tc.countField(&out.Lens, f, s)
 		})
 	}
 	add(fieldName, d.Name)
 	add(fieldDesc, d.Description)
-	seenTag := make(map[string]bool, len(d.Tags))
 	for i, raw := range d.Tags {
 		if i >= maxDocTags {
 			break
 		}
 		cl := c.tags.Clean(raw)
-		if cl == "" || seenTag[cl] {
+		if cl == "" || slices.ContainsFunc(out.Tags, func(t DocTag) bool { return t.Raw == cl }) {
 			continue
 		}
-		seenTag[cl] = true
 		out.Tags = append(out.Tags, DocTag{Raw: cl, Canon: c.tags.Normalize(cl)})
 		add(fieldSkills, strings.ReplaceAll(cl, "/", " "))
 	}
@@ -108,68 +112,129 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 			add(fieldSchema, p)
 		}
 	}
-	out.Terms = make([]TermTF, 0, len(tf))
-	for t, v := range tf {
-		out.Terms = append(out.Terms, TermTF{t, v})
-	}
-	etf := tc.ex
-	passage := func(fill func(count func(string))) {
-		clear(etf)
-		var n uint16
-		fill(func(t string) {
-			if n < maxFieldLen {
-				n++
-			}
-			if etf[t] < 255 {
-				etf[t]++
-			}
-		})
-		et := ExampleTerms{N: n, Terms: make([]string, 0, len(etf)), TFs: make([]uint8, 0, len(etf))}
-		for t, v := range etf {
-			et.Terms = append(et.Terms, t)
-			et.TFs = append(et.TFs, v)
-		}
-		out.Examples = append(out.Examples, et)
-	}
+	clear(tc.said)
+	out.Terms = tc.docTerms()
 	for i, ex := range d.Examples {
 		if i >= maxDocExamples {
 			break
 		}
-		passage(func(count func(string)) {
-			c.an.each(ex.Text, count)
-			for _, tag := range ex.Tags {
-				c.an.each(strings.ReplaceAll(tag, "/", " "), count)
-			}
-		})
+		tc.countPassage(ex.Text)
+		for _, tag := range ex.Tags {
+			tc.countPassage(strings.ReplaceAll(tag, "/", " "))
+		}
+		tc.endPassage()
 	}
 	for i, t := range d.Tools {
 		if i >= maxDocTools || len(d.Tools) < 2 {
 			break // a lone tool is not diluted: the card's fields are its text
 		}
-		passage(func(count func(string)) {
-			c.an.each(t.Name, count)
-			c.an.each(t.Description, count)
-			for _, p := range t.InputProps {
-				c.an.each(p, count)
-			}
-		})
+		tc.countPassage(t.Name)
+		tc.countPassage(t.Description)
+		for _, p := range t.InputProps {
+			tc.countPassage(p)
+		}
+		tc.endPassage()
 		out.Tools++
 	}
-	seenP := make(map[string]bool)
+	out.Examples = tc.passages()
 	for _, p := range d.Protocols {
-		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !seenP[p] && len(p) <= maxTagLen {
-			seenP[p] = true
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" && !slices.Contains(out.Protos, p) && len(p) <= maxTagLen {
 			out.Protos = append(out.Protos, p)
 		}
 	}
 	return out
 }
 
-// Reset empties the maps for the next document.
-func (tc *TermCounts) Reset() {
-	clear(tc.doc)
-	clear(tc.ex)
-	clear(tc.said)
+// fit grows the counts by term number to every term the memo numbered.
+func (tc *TermCounts) fit() {
+	if n := len(tc.memo.terms); len(tc.tf) < n {
+		tc.tf = append(tc.tf, make([]uint16, n-len(tc.tf))...)
+		tc.etf = append(tc.etf, make([]uint8, n-len(tc.etf))...)
+	}
+}
+
+// countField counts the terms of s in field f of the document, and its
+// length in lens.
+func (tc *TermCounts) countField(lens *[NumFields]uint16, f int, s string) {
+	tc.memo.each(s, func(ids []int32) {
+		tc.fit()
+		for _, id := range ids {
+			if lens[f] < maxFieldLen {
+				lens[f]++
+			}
+			v := tc.tf[id]
+			if v == 0 {
+				tc.doc = append(tc.doc, id)
+			}
+			if (v>>(TFBits*f))&TFMax < TFMax {
+				v += 1 << (TFBits * f)
+			}
+			tc.tf[id] = v
+		}
+	})
+}
+
+// docTerms returns the terms countField counted and empties the counts.
+func (tc *TermCounts) docTerms() []TermTF {
+	out := make([]TermTF, len(tc.doc))
+	for i, id := range tc.doc {
+		out[i] = TermTF{tc.memo.terms[id], tc.tf[id]}
+		tc.tf[id] = 0
+	}
+	tc.doc = tc.doc[:0]
+	return out
+}
+
+// countPassage counts the terms of s in the current passage.
+func (tc *TermCounts) countPassage(s string) {
+	tc.memo.each(s, func(ids []int32) {
+		tc.fit()
+		for _, id := range ids {
+			if tc.exN < maxFieldLen {
+				tc.exN++
+			}
+			v := tc.etf[id]
+			if v == 0 {
+				tc.ex = append(tc.ex, id)
+			}
+			if v < 255 {
+				tc.etf[id] = v + 1
+			}
+		}
+	})
+}
+
+// endPassage finishes the current passage and starts the next.
+func (tc *TermCounts) endPassage() {
+	for _, id := range tc.ex {
+		tc.pids = append(tc.pids, id)
+		tc.ptfs = append(tc.ptfs, tc.etf[id])
+		tc.etf[id] = 0
+	}
+	tc.ex = tc.ex[:0]
+	tc.pends = append(tc.pends, passageEnd{end: len(tc.pids), n: tc.exN})
+	tc.exN = 0
+}
+
+// passages returns the finished passages, their terms in two arrays
+// shared by all, and forgets them.
+func (tc *TermCounts) passages() []ExampleTerms {
+	if len(tc.pends) == 0 {
+		return nil
+	}
+	out := make([]ExampleTerms, len(tc.pends))
+	terms := make([]string, len(tc.pids))
+	for i, id := range tc.pids {
+		terms[i] = tc.memo.terms[id]
+	}
+	tfs := slices.Clone(tc.ptfs)
+	start := 0
+	for i, p := range tc.pends {
+		out[i] = ExampleTerms{Terms: terms[start:p.end:p.end], TFs: tfs[start:p.end:p.end], N: p.n}
+		start = p.end
+	}
+	tc.pids, tc.ptfs, tc.pends = tc.pids[:0], tc.ptfs[:0], tc.pends[:0]
+	return out
 }
 
 // eachSentence calls fn for every sentence of text, in order: the parts

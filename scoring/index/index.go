@@ -59,7 +59,7 @@ type Index struct {
 	exSumLen   int64
 
 	pool   sync.Pool // *scratch
-	tfPool sync.Pool // *TermCounts for analyzeDoc
+	tfPool sync.Pool // *scoring.TermCounts for AnalyzeDoc
 }
 
 type postings struct {
@@ -237,7 +237,6 @@ func (x *Index) Upsert(d scoring.Doc) error {
 		tc = scoring.NewTermCounts()
 	}
 	dt := x.cfg.AnalyzeDoc(&d, tc)
-	tc.Reset()
 	x.tfPool.Put(tc)
 	x.mu.Lock()
 	defer x.mu.Unlock()
