@@ -98,12 +98,12 @@ func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 		if i >= maxDocTags {
 			break
 		}
-		cl := c.tags.Clean(raw)
-		if cl == "" || slices.ContainsFunc(out.Tags, func(t DocTag) bool { return t.Raw == cl }) {
+		t := tc.memo.tag(raw)
+		if t.Raw == "" || slices.ContainsFunc(out.Tags, func(o DocTag) bool { return o.Raw == t.Raw }) {
 			continue
 		}
-		out.Tags = append(out.Tags, DocTag{Raw: cl, Canon: c.tags.Normalize(cl)})
-		add(fieldSkills, strings.ReplaceAll(cl, "/", " "))
+		out.Tags = append(out.Tags, t.DocTag)
+		add(fieldSkills, t.text)
 	}
 	for _, t := range d.Tools {
 		add(fieldTools, t.Name)

@@ -14,28 +14,32 @@ type span struct{ lo, hi int32 }
 // has read (its term, none for a stopword, then its camel-case parts)
 // and numbers the terms, so that a word the documents repeat is
 // analysed once and their terms are counted in slices indexed by term
-// number instead of maps keyed by term. It holds up to maxMemoWords
-// words. A TermCounts owns one; not safe for concurrent use.
+// number instead of maps keyed by term. It also remembers the clean and
+// canonical forms of the declared tags it has seen (Tags are
+// deterministic). It holds up to maxMemoWords words and as many tags. A
+// TermCounts owns one; not safe for concurrent use.
 type termMemo struct {
-	model *Model           // whose analyzer filled the memo; nil: empty
-	words map[string]span  // token as written -> its terms in ids
-	ids   []int32          // term numbers of the words, by span
-	terms []string         // term number -> term
-	num   map[string]int32 // term -> term number
+	model *Model             // whose analyzer filled the memo; nil: empty
+	words map[string]span    // token as written -> its terms in ids
+	ids   []int32            // term numbers of the words, by span
+	terms []string           // term number -> term
+	num   map[string]int32   // term -> term number
+	tags  map[string]memoTag // declared tag -> its forms
 }
 
 // use readies the memo for a document analysed by c: it starts over
 // when it was filled by another model or is full.
 func (m *termMemo) use(c *Model) {
-	if m.model == c && len(m.words) < maxMemoWords {
+	if m.model == c && len(m.words) < maxMemoWords && len(m.tags) < maxMemoWords {
 		return
 	}
 	m.model = c
-	m.words = make(map[string]span, 256)
+	m.words = make(map[string]span)
 	m.ids = m.ids[:0]
 	clear(m.terms)
 	m.terms = m.terms[:0]
-	m.num = make(map[string]int32, 256)
+	m.num = make(map[string]int32)
+	m.tags = make(map[string]memoTag)
 }
 
 // each calls fn with the term numbers of every token of s that has
@@ -74,4 +78,25 @@ func (m *termMemo) number(t string) int32 {
 	m.terms = append(m.terms, t)
 	m.num[t] = n
 	return n
+}
+
+// memoTag is what termMemo remembers of a declared tag.
+type memoTag struct {
+	DocTag        // clean (Raw) and canonical (Canon); Raw is empty for a tag that cleans to nothing
+	text   string // Raw with its separators as spaces: the words of the skills field
+}
+
+// tag returns what the model's vocabulary makes of a declared tag.
+func (m *termMemo) tag(raw string) memoTag {
+	if t, ok := m.tags[raw]; ok {
+		return t
+	}
+	var t memoTag
+	if cl := m.model.tags.Clean(raw); cl != "" {
+		// Clones: the forms may share the document's text.
+		t.Raw, t.Canon = strings.Clone(cl), strings.Clone(m.model.tags.Normalize(cl))
+		t.text = strings.ReplaceAll(t.Raw, "/", " ")
+	}
+	m.tags[strings.Clone(raw)] = t
+	return t
 }

@@ -26,6 +26,8 @@ type Naive struct {
 	exLive   int
 	exSumLen int64
 	sig      map[string]Signals
+
+	tcPool sync.Pool // *TermCounts for AnalyzeDoc
 }
 
 type naiveDoc struct {
@@ -87,7 +89,12 @@ func (n *Naive) Upsert(d Doc) error {
 		n.Delete(d.ID)
 		return nil
 	}
-	dt := n.cfg.AnalyzeDoc(&d, nil)
+	tc, _ := n.tcPool.Get().(*TermCounts)
+	if tc == nil {
+		tc = NewTermCounts()
+	}
+	dt := n.cfg.AnalyzeDoc(&d, tc)
+	n.tcPool.Put(tc)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.remove(d.ID)

@@ -74,3 +74,20 @@ func BenchmarkUpsert(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkAnalyzeDoc measures the analysis of a card alone, the part
+// of an upsert that runs outside the index's lock.
+func BenchmarkAnalyzeDoc(b *testing.B) {
+	g := synthetic.New(2)
+	docs := make([]scoring.Doc, 4096)
+	for i := range docs {
+		docs[i] = g.Doc(i)
+	}
+	m, _ := scoring.NewModel(scoring.WithTags(tag.Default()))
+	tc := scoring.NewTermCounts()
+	i := 0
+	for b.Loop() {
+		m.AnalyzeDoc(&docs[i%len(docs)], tc)
+		i++
+	}
+}
