@@ -123,13 +123,28 @@ const (
 var bigramScripts = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
 	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
 
+// classify returns the rune class of r. The ASCII case is a table
+// lookup, small enough to be inlined in the tokenizer's loops.
 func classify(r rune) int {
 	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
-			return runeWord
-		}
-		return runeSep
+		return int(asciiClass[r])
 	}
+	return classifyUnicode(r)
+}
+
+// asciiClass holds the class of every ASCII rune: letters and digits are
+// runeWord, the rest runeSep.
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for r := range t {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			t[r] = runeWord
+		}
+	}
+	return t
+}()
+
+// classifyUnicode is classify for r past ASCII.
+func classifyUnicode(r rune) int {
 	switch {
 	case unicode.In(r, bigramScripts...):
 		if unicode.IsLetter(r) {

@@ -244,11 +244,12 @@ func (tc *TermCounts) passages() []ExampleTerms {
 // yields the terms of the whole.
 func eachSentence(text string, fn func(string)) {
 	start := 0
-	for i, r := range text {
-		n := utf8.RuneLen(r)
-		if r == '\n' || isSentenceEnd(r) && sentenceEndsAt(text, i+n) {
-			fn(text[start : i+n])
-			start = i + n
+	// Line breaks and sentence marks are ASCII, and no byte of a
+	// multi-byte character is.
+	for i := 0; i < len(text); i++ {
+		if c := rune(text[i]); c == '\n' || isSentenceEnd(c) && sentenceEndsAt(text, i+1) {
+			fn(text[start : i+1])
+			start = i + 1
 		}
 	}
 	if start < len(text) {
