@@ -47,14 +47,14 @@ func IDF(n, df int) float64 {
 // tabulated per query; longer fields compute theirs.
 const normTableLen = 256
 
-// NormTable holds weight / (1 - b + b * len / avglen) per field and
+// NormTable holds weight / (1 - b + b * len / pivot) per field and
 // length below normTableLen, and the field weights for longer fields.
 type NormTable struct {
 	norm   [NumFields][normTableLen]float64
 	weight [NumFields]float64
 }
 
-// Short returns the tabulated weight / (1 - b + b * len / avglen) of
+// Short returns the tabulated weight / (1 - b + b * len / pivot) of
 // field f at length l (below normTableLen).
 func (t *NormTable) Short(f int, l uint8) float64 { return t.norm[f][l] }
 
@@ -95,78 +95,63 @@ func (c *Model) FieldWeightsFor(avg *[NumFields]float64) [NumFields]float64 {
 	return w
 }
 
-// Norm is weight / (1 - b + b * len / avglen) of field f at length l,
+// Norm is weight / (1 - b + b * len / pivot) of field f at length l,
 // with the weights of t: tabulated below normTableLen, computed above.
-// t must have been filled (FillNorms) for avg.
-func (c *Model) Norm(t *NormTable, f int, l uint16, avg *[NumFields]float64) float64 {
+// t must have been filled (FillNorms) for pivot.
+func (c *Model) Norm(t *NormTable, f int, l uint16, pivot *[NumFields]float64) float64 {
 	if l < normTableLen {
 		return t.norm[f][l]
 	}
-	return c.fieldNorm(t.weight[f], f, l, avg)
+	return c.fieldNorm(t.weight[f], f, l, pivot)
 }
 
-func (c *Model) fieldNorm(w float64, f int, l uint16, avg *[NumFields]float64) float64 {
+func (c *Model) fieldNorm(w float64, f int, l uint16, pivot *[NumFields]float64) float64 {
 	norm := 1.0
-	if avg[f] > 0 {
-		norm = 1 - c.b + c.b*float64(l)/avg[f]
+	if pivot[f] > 0 {
+		norm = 1 - c.b + c.b*float64(l)/pivot[f]
 	}
 	return w / norm
 }
 
-// LengthStats returns BM25's length statistics: the mean length of each
-// context field over live documents and the mean example length over
-// exLive examples (zero where there are none). The index and the naive
-// scorer share it, so both normalise with the same arithmetic.
-func LengthStats(sumLen *[NumFields]int64, live int, exSumLen int64, exLive int) (avg [NumFields]float64, exAvg float64) {
-	if live > 0 {
-		for f := range NumFields {
-			avg[f] = float64(sumLen[f]) / float64(live)
-		}
-	}
-	if exLive > 0 {
-		exAvg = float64(exSumLen) / float64(exLive)
-	}
-	return avg, exAvg
-}
-
 // Norms returns the field length normalization table for these mean
-// field lengths, for PseudoTF.
-func (c *Model) Norms(avg *[NumFields]float64) *NormTable {
+// field lengths and pivots (LengthStats), for PseudoTF.
+func (c *Model) Norms(mean, pivot *[NumFields]float64) *NormTable {
 	t := new(NormTable)
-	c.FillNorms(t, avg)
+	c.FillNorms(t, mean, pivot)
 	return t
 }
 
 // FillNorms is Norms into a table the caller owns (an engine reuses one
 // across queries).
-func (c *Model) FillNorms(t *NormTable, avg *[NumFields]float64) {
-	t.weight = c.FieldWeightsFor(avg)
+func (c *Model) FillNorms(t *NormTable, mean, pivot *[NumFields]float64) {
+	t.weight = c.FieldWeightsFor(mean)
 	for f := range NumFields {
 		for l := range normTableLen {
-			t.norm[f][l] = c.fieldNorm(t.weight[f], f, uint16(l), avg)
+			t.norm[f][l] = c.fieldNorm(t.weight[f], f, uint16(l), pivot)
 		}
 	}
 }
 
 // PseudoTF is the BM25F combined term frequency of one posting:
-// sum over fields of tf * weight / (1 - b + b * len / avglen).
-func (c *Model) PseudoTF(packed uint16, lens []uint16, avg *[NumFields]float64, t *NormTable) float64 {
+// sum over fields of tf * weight / (1 - b + b * len / pivot).
+func (c *Model) PseudoTF(packed uint16, lens []uint16, pivot *[NumFields]float64, t *NormTable) float64 {
 	s := 0.0
 	for f := range NumFields {
 		tf := (packed >> (TFBits * f)) & TFMax
 		if tf == 0 {
 			continue
 		}
-		s += float64(tf) * c.Norm(t, f, lens[f], avg)
+		s += float64(tf) * c.Norm(t, f, lens[f], pivot)
 	}
 	return s
 }
 
-// ExampleTF is the BM25 length-normalized term frequency in one example.
-func (c *Model) ExampleTF(tf uint8, n uint16, avg float64) float64 {
+// ExampleTF is the BM25 length-normalized term frequency in one example,
+// pivot the examples' (LengthStats).
+func (c *Model) ExampleTF(tf uint8, n uint16, pivot float64) float64 {
 	norm := 1.0
-	if avg > 0 {
-		norm = 1 - c.b + c.b*float64(n)/avg
+	if pivot > 0 {
+		norm = 1 - c.b + c.b*float64(n)/pivot
 	}
 	return float64(tf) / norm
 }

@@ -22,9 +22,8 @@ type Naive struct {
 	df, exdf []int
 	docs     map[string]*naiveDoc
 	order    []string // ids in insertion order, for deterministic scans
-	sumLen   [NumFields]int64
+	lens     LengthSums
 	exLive   int
-	exSumLen int64
 	sig      map[string]Signals
 
 	tcPool sync.Pool // *TermCounts for AnalyzeDoc
@@ -118,9 +117,7 @@ func (n *Naive) Upsert(d Doc) error {
 		nd.terms = append(nd.terms, p.t)
 		nd.tfs = append(nd.tfs, p.tf)
 	}
-	for f, l := range dt.Lens {
-		n.sumLen[f] += int64(l)
-	}
+	n.lens.AddDoc(dt.Lens[:], 1)
 	for _, ex := range dt.Examples {
 		type epair struct {
 			t  uint32
@@ -138,7 +135,7 @@ func (n *Naive) Upsert(d Doc) error {
 			ne.tfs = append(ne.tfs, p.tf)
 		}
 		nd.examples = append(nd.examples, ne)
-		n.exSumLen += int64(ex.N)
+		n.lens.AddExample(ex.N, 1)
 	}
 	n.exLive += len(dt.Examples)
 	n.docs[d.ID] = nd
@@ -163,14 +160,12 @@ func (n *Naive) remove(id string) bool {
 	for _, t := range nd.terms {
 		n.df[t]--
 	}
-	for f, l := range nd.lens {
-		n.sumLen[f] -= int64(l)
-	}
+	n.lens.AddDoc(nd.lens[:], -1)
 	for _, ex := range nd.examples {
 		for _, t := range ex.terms {
 			n.exdf[t]--
 		}
-		n.exSumLen -= int64(ex.n)
+		n.lens.AddExample(ex.n, -1)
 	}
 	n.exLive -= len(nd.examples)
 	return true
@@ -201,8 +196,8 @@ func (n *Naive) Search(q Query, signals SignalFunc, now time.Time) Result {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	live := len(n.docs)
-	avg, exAvg := LengthStats(&n.sumLen, live, n.exSumLen, n.exLive)
-	norms := n.cfg.Norms(&avg)
+	mean, avg, exAvg := n.cfg.LengthStats(&n.lens, live, n.exLive)
+	norms := n.cfg.Norms(&mean, &avg)
 	qts := make([]Term, len(p.Terms))
 	for i, t := range p.Terms {
 		qt := Term{Text: t}

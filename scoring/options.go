@@ -28,6 +28,7 @@ type Model struct {
 	floor        float64
 	repeats      bool // count a sentence a field says again (WithRepeatedSentences)
 	chat         bool // drop conversational words from queries (WithConversationalWords)
+	meanPivot    bool // normalise lengths against their mean (WithMeanPivot)
 }
 
 func defaultConfig() Model {
@@ -149,6 +150,14 @@ func WithDerivation(on bool) Option {
 // again in the same words counts again (off by default: it counts once).
 func WithRepeatedSentences(count bool) Option {
 	return func(c *Model) error { c.repeats = count; return nil }
+}
+
+// WithMeanPivot sets whether field and example lengths are normalised
+// against their mean length, as in plain BM25, instead of their
+// geometric mean over the documents (or examples) that have them (off
+// by default; Model.LengthStats).
+func WithMeanPivot(on bool) Option {
+	return func(c *Model) error { c.meanPivot = on; return nil }
 }
 
 // WithIdentifierSplitting turns the indexing of the words of camel-case

@@ -164,6 +164,61 @@ func TestFieldWeightsFromLengths(t *testing.T) {
 	}
 }
 
+// TestLengthPivots checks BM25's length statistics: the mean field
+// length over live documents (for the field weights), the geometric
+// mean over the documents with the field as the normalization pivot
+// (the arithmetic mean with WithMeanPivot), the same for examples, and
+// sums that do not depend on the order of additions and removals.
+func TestLengthPivots(t *testing.T) {
+	geo, err := scoring.NewModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := scoring.NewModel(scoring.WithMeanPivot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := [][]uint16{ // name, skills, description, tools, schema
+		{2, 0, 2, 0, 0},
+		{8, 0, 8, 0, 0},
+		{4, 0, 1000, 0, 0},
+		{99, 0, 99, 0, 99}, // removed below
+	}
+	var a, b scoring.LengthSums
+	for _, d := range docs {
+		a.AddDoc(d, 1)
+	}
+	a.AddDoc(docs[3], -1)
+	for i := 2; i >= 0; i-- {
+		b.AddDoc(docs[i], 1)
+	}
+	for _, n := range []uint16{3, 0, 12} {
+		a.AddExample(n, 1)
+	}
+	b.AddExample(12, 1)
+	b.AddExample(0, 1)
+	b.AddExample(3, 1)
+	if a != b {
+		t.Errorf("sums depend on the order of changes: %+v and %+v", a, b)
+	}
+	mean, pivot, exPivot := geo.LengthStats(&a, 3, 3)
+	if want := [scoring.NumFields]float64{14.0 / 3, 0, 1010.0 / 3, 0, 0}; mean != want {
+		t.Errorf("mean lengths %v, want %v", mean, want)
+	}
+	for f, want := range map[int]float64{0: 4, 1: 0, 2: math.Cbrt(2 * 8 * 1000), 4: 0} {
+		if math.Abs(pivot[f]-want) > 1e-4 {
+			t.Errorf("field %d: pivot %v, want the geometric mean %v", f, pivot[f], want)
+		}
+	}
+	if math.Abs(exPivot-6) > 1e-4 { // sqrt(3*12): the empty example has no length to average
+		t.Errorf("example pivot %v, want 6", exPivot)
+	}
+	mean2, pivot2, exPivot2 := plain.LengthStats(&a, 3, 3)
+	if mean2 != mean || pivot2 != mean || exPivot2 != 5 {
+		t.Errorf("WithMeanPivot: pivots %v, %v, want the means %v, 5", pivot2, exPivot2, mean)
+	}
+}
+
 // TestShortFieldCounts checks what the derived weights change in a
 // ranking: a word in a short field (an input-schema property name) counts
 // more than the same word once in a long description, where hand-set

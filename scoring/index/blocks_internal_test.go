@@ -58,8 +58,8 @@ func TestBlockBoundsHold(t *testing.T) {
 	check := func(stage string) {
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		avg, exAvg := scoring.LengthStats(&x.sumLen, x.live, x.exSumLen, x.exLive)
-		tq := textQuery{avg: &avg, norms: x.cfg.Norms(&avg), exAvg: exAvg}
+		mean, avg, exAvg := x.cfg.LengthStats(&x.lenSums, x.live, x.exLive)
+		tq := textQuery{avg: &avg, norms: x.cfg.Norms(&mean, &avg), exAvg: exAvg}
 		withBlocks := 0
 		for term, tn := range x.terms {
 			po := &x.post[tn]

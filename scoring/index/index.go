@@ -54,9 +54,8 @@ type Index struct {
 	docSig map[uint32]scoring.Signals
 
 	live, dead int
-	sumLen     [scoring.NumFields]int64
+	lenSums    scoring.LengthSums
 	exLive     int
-	exSumLen   int64
 
 	pool   sync.Pool // *scratch
 	tfPool sync.Pool // *scoring.TermCounts for AnalyzeDoc
@@ -308,9 +307,7 @@ func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 	x.byID[d.ID] = n
 	x.ids = append(x.ids, d.ID)
 	x.lens = append(x.lens, dt.Lens[:]...)
-	for f, l := range dt.Lens {
-		x.sumLen[f] += int64(l)
-	}
+	x.lenSums.AddDoc(dt.Lens[:], 1)
 	for _, t := range dt.Terms {
 		tn := x.term(t.Term)
 		p := &x.post[tn]
@@ -332,7 +329,7 @@ func (x *Index) insert(d *scoring.Doc, dt *scoring.DocTerms) {
 		en := m.exStart + uint32(e)
 		x.exDoc = append(x.exDoc, n)
 		x.exLen = append(x.exLen, ex.N)
-		x.exSumLen += int64(ex.N)
+		x.lenSums.AddExample(ex.N, 1)
 		for j, t := range ex.Terms {
 			p := &x.post[x.term(t)]
 			p.ex = append(p.ex, en)
@@ -437,11 +434,9 @@ func (x *Index) kill(n uint32) {
 	delete(x.docSig, n)
 	x.ids[n] = ""
 	x.dtags[n] = nil
-	for f := range scoring.NumFields {
-		x.sumLen[f] -= int64(x.lens[int(n)*scoring.NumFields+f])
-	}
+	x.lenSums.AddDoc(x.lens[int(n)*scoring.NumFields:], -1)
 	for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
-		x.exSumLen -= int64(x.exLen[e])
+		x.lenSums.AddExample(x.exLen[e], -1)
 	}
 	x.exLive -= int(m.nEx)
 	x.live--

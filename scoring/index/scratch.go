@@ -44,7 +44,7 @@ type scratch struct {
 	order     []int32
 	blocks    blockQuery
 	starts    [nBuckets + 1]int32
-	// planTerms: the query's terms, mean field lengths and their field
+	// planTerms: the query's terms, the fields' length pivots and their
 	// normalization table, overwritten by every query.
 	terms []scoring.Term
 	avg   [scoring.NumFields]float64

@@ -182,10 +182,11 @@ func (sr *searcher) matchTags() {
 func (sr *searcher) planTerms() {
 	x, p, s := sr.x, sr.p, sr.s
 	n := x.live
+	var mean [scoring.NumFields]float64
 	var exAvg float64
-	s.avg, exAvg = scoring.LengthStats(&x.sumLen, n, x.exSumLen, x.exLive)
+	mean, s.avg, exAvg = x.cfg.LengthStats(&x.lenSums, n, x.exLive)
 	avg := &s.avg
-	x.cfg.FillNorms(&s.norms, avg)
+	x.cfg.FillNorms(&s.norms, &mean, avg)
 	ts := s.terms[:0]
 	for i, t := range p.Terms {
 		st := scoring.Term{Text: t}

@@ -37,7 +37,8 @@ func (o Options) scoringOptions() []scoring.Option {
 // baselineOptions are the plain BM25 baseline's: the semantic factor
 // alone, Snowball stemming (without the derivational pairs) and
 // stopwords, no identifier splitting, every repeated sentence counted,
-// greetings kept in queries, no relevance floor. Its documents are
+// greetings kept in queries, lengths normalised against their mean, no
+// relevance floor. Its documents are
 // flattened by baselineDoc, so that BM25 runs over one bag of every
 // word of the card.
 func baselineOptions() []scoring.Option {
@@ -47,6 +48,7 @@ func baselineOptions() []scoring.Option {
 		scoring.WithDerivation(false),
 		scoring.WithRepeatedSentences(true),
 		scoring.WithConversationalWords(false),
+		scoring.WithMeanPivot(true),
 		scoring.WithRelevanceFloor(0)}
 }
 
