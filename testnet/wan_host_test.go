@@ -29,7 +29,10 @@ import (
 //     then the Noise XX handshake, whose last message carries the first
 //     stream's data) before the first stream can carry anything. A dial
 //     from Connect or NewStream to a peer not yet connected waits dial
-//     round trips of the link first.
+//     round trips of the link first;
+//   - streams that pipeline: when lat is set, every stream the host opens
+//     or accepts for a handler is a wanStream with the link's latency,
+//     and the mocknet link has none of its own.
 //
 // Everything else is the mocknet host's. It is safe for concurrent use.
 type wanHost struct {
@@ -37,6 +40,8 @@ type wanHost struct {
 	cm connmgr.ConnManager
 	// dial returns the time a new connection to p takes to set up.
 	dial func(p peer.ID) time.Duration
+	// lat, if set, returns the one-way latency of the link to p.
+	lat func(p peer.ID) time.Duration
 }
 
 func (h *wanHost) ConnManager() connmgr.ConnManager { return h.cm }
@@ -54,7 +59,33 @@ func (h *wanHost) NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID)
 			return nil, err
 		}
 	}
-	return h.Host.NewStream(ctx, p, pids...)
+	s, err := h.Host.NewStream(ctx, p, pids...)
+	if err != nil {
+		return nil, err
+	}
+	return h.wrap(s), nil
+}
+
+func (h *wanHost) SetStreamHandler(pid protocol.ID, handler network.StreamHandler) {
+	h.Host.SetStreamHandler(pid, h.wrapHandler(handler))
+}
+
+func (h *wanHost) SetStreamHandlerMatch(pid protocol.ID, m func(protocol.ID) bool, handler network.StreamHandler) {
+	h.Host.SetStreamHandlerMatch(pid, m, h.wrapHandler(handler))
+}
+
+func (h *wanHost) wrap(s network.Stream) network.Stream {
+	if h.lat == nil {
+		return s
+	}
+	return newWANStream(s, h.lat(s.Conn().RemotePeer()))
+}
+
+func (h *wanHost) wrapHandler(handler network.StreamHandler) network.StreamHandler {
+	if h.lat == nil {
+		return handler
+	}
+	return func(s network.Stream) { handler(h.wrap(s)) }
 }
 
 // handshake waits the set-up time of a connection to p, unless one is
