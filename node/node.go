@@ -345,12 +345,18 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	card := n.Card()
 
+	addrs, err := n.subscribeAddrs()
+	if err != nil {
+		return fmt.Errorf("node: subscribe to address changes: %w", err)
+	}
 	if n.needsCardUpdate(card) {
 		if err := n.UpdateCard(ctx, func(*adp.Card) {}); err != nil { // UpdateCard shapes it
+			addrs.Close()
 			return fmt.Errorf("node: update own card: %w", err)
 		}
 		card = n.Card()
 	}
+	n.goLoop(func(ctx context.Context) { n.addrLoop(ctx, addrs) })
 	if _, err := n.store.PutCard(ctx, card, store.SourceSelf, n.agentID); err != nil {
 		return fmt.Errorf("node: store own card: %w", err)
 	}

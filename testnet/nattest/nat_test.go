@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/route"
 )
 
 // The simulated Internet: the public namespace's bridge subnet, counted as
@@ -315,6 +317,36 @@ func (w *world) holds(ns, dir, agent string) error {
 	return nil
 }
 
+// holdsRelayed reports whether ns's node holds agent's card with a relay
+// (p2p-circuit) address among its libp2p endpoints.
+func (w *world) holdsRelayed(ns, dir, agent string) error {
+	out, err := w.cli(ns, "card", "list", "--json", "--data-dir", dir)
+	if err != nil {
+		return err
+	}
+	var list struct {
+		Cards []struct {
+			ID   string    `json:"id"`
+			Card *adp.Card `json:"agent_card"`
+		} `json:"cards"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		return err
+	}
+	for _, c := range list.Cards {
+		if c.ID != agent || c.Card == nil {
+			continue
+		}
+		for _, e := range c.Card.Endpoints {
+			if e.Protocol == route.ProtocolLibp2p && strings.Contains(e.URI, "/p2p-circuit") {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s holds %s's card without a relay address: %v", ns, agent, c.Card.Endpoints)
+	}
+	return fmt.Errorf("%s does not hold %s yet", ns, agent)
+}
+
 // TestNAT: two nodes, each behind its own NAT, bootstrap from a relay on
 // the simulated Internet, discover each other's cards and call each
 // other's tools. Behind a port-preserving NAT the connection ends direct
@@ -344,7 +376,9 @@ func TestNAT(t *testing.T) {
 			}
 
 			// 1. Each private node gets a relay reservation and holds the
-			// other's card.
+			// other's card, which carries the other's relay address (a
+			// node's card follows its addresses), so that a call dials
+			// the relay at once.
 			for i, h := range hosts {
 				polltest.Until(t, 60*time.Second, func() error {
 					out, err := w.cli(h, "status", "--json", "--data-dir", nodes[i].dir)
@@ -358,7 +392,7 @@ func TestNAT(t *testing.T) {
 					if st.Reachability != nodeapi.ReachPrivate || len(st.RelayAddrs) == 0 {
 						return fmt.Errorf("%s: reachability %q, relay addresses %v", h, st.Reachability, st.RelayAddrs)
 					}
-					return w.holds(h, nodes[i].dir, nodes[1-i].AgentID)
+					return w.holdsRelayed(h, nodes[i].dir, nodes[1-i].AgentID)
 				})
 			}
 
