@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,18 +71,33 @@ type clientConn struct {
 	idle         *time.Timer
 }
 
+// connLost reports whether the connections a stream was to open on are
+// gone: none was left once the dial returned, or one has closed since.
+func connLost(conns []network.Conn) bool {
+	return len(conns) == 0 || slices.ContainsFunc(conns, network.Conn.IsClosed)
+}
+
 // open opens a stream to p and exchanges OPEN / ACCEPT.
 func (c *Client) open(ctx context.Context, p peer.ID) (*clientConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.openTimeout)
 	defer cancel()
 	// A relayed (limited) connection carries calls until a direct one
 	// replaces it (see upgradable).
-	st, err := c.h.NewStream(network.WithAllowLimitedConn(ctx, "aitp"), p, protocol.ID(ProtocolID))
+	ctx = network.WithAllowLimitedConn(ctx, "aitp")
+	// The dial comes first, apart from the stream, so that a failure of
+	// the stream can be told from a failed dial.
+	if err := c.h.Connect(ctx, peer.AddrInfo{ID: p}); err != nil {
+		return nil, fmt.Errorf("%w: open stream: %w", ErrConnLost, err)
+	}
+	conns := c.h.Network().ConnsToPeer(p)
+	st, err := c.h.NewStream(network.WithNoDial(ctx, "aitp: dialled"), p, protocol.ID(ProtocolID))
 	if err != nil {
 		err = fmt.Errorf("%w: open stream: %w", ErrConnLost, err)
-		if errors.Is(err, network.ErrReset) && ctx.Err() == nil {
-			// The stream opened and broke while the protocol was being
-			// negotiated (its connection closing, say), not a failed dial.
+		if ctx.Err() == nil && (errors.Is(err, network.ErrReset) || connLost(conns)) {
+			// The connection closed under the stream, either while the
+			// protocol was being negotiated or before the stream opened
+			// at all (a dial returns the connection it finds, which may
+			// be closing): nothing was sent, and a new dial may succeed.
 			err = &unsentError{err}
 		}
 		return nil, err

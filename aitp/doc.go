@@ -41,11 +41,12 @@
 // handler writes. The client never has more calls outstanding than the
 // server's window (excess calls queue), sends CANCEL when a call's context
 // ends, resends on a new stream any call whose request never went into its
-// dead stream (the remote cannot have seen it) or that the server refused
-// with BUSY while closing the association, retries a call marked
-// Idempotent once when the stream breaks after that, and keeps a per-peer
-// circuit breaker (WithBreaker, WithClock). Client.Close aborts every
-// association and waits for its reader goroutines.
+// dead stream, or whose stream never opened because the connection the
+// dial returned closed first (the remote cannot have seen it), or that the
+// server refused with BUSY while closing the association, retries a call
+// marked Idempotent once when the stream breaks after that, and keeps a
+// per-peer circuit breaker (WithBreaker, WithClock). Client.Close aborts
+// every association and waits for its reader goroutines.
 //
 // # Hot path
 //

@@ -12,6 +12,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/internal/polltest"
@@ -148,5 +149,53 @@ func TestStreamAfterConnectionClosed(t *testing.T) {
 		if len(got) != 2 || got[0] != "one" || got[1] != "two" {
 			t.Fatalf("round %d: chunks %q", i, got)
 		}
+	}
+}
+
+// closingHost closes its connections to a peer right after its first dial
+// of that peer succeeds, as when the connection closes between the dial
+// and the stream opened on it.
+type closingHost struct {
+	host.Host
+	closed atomic.Bool
+}
+
+func (h *closingHost) Connect(ctx context.Context, ai peer.AddrInfo) error {
+	if err := h.Host.Connect(ctx, ai); err != nil {
+		return err
+	}
+	if h.closed.CompareAndSwap(false, true) {
+		h.Network().ClosePeer(ai.ID)
+	}
+	return nil
+}
+
+// TestCallAfterConnectionClosedUnderOpen: a connection that closes after
+// the dial returned it and before a stream opened on it carried no call,
+// so the call, idempotent or not, goes out on a new dial and runs once.
+func TestCallAfterConnectionClosedUnderOpen(t *testing.T) {
+	hs, hc := newHost(t), newHost(t)
+	srv, err := aitp.NewServer(hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var served atomic.Int64
+	srv.HandleFunc("echo", func(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+		served.Add(1)
+		return echo(ctx, w, r)
+	})
+	connect(t, hc, hs)
+	ch := &closingHost{Host: hc}
+	cl := aitp.NewClient(ch)
+	t.Cleanup(func() { cl.Close() })
+	if got, err := cl.Call(ctxT(t), hs.ID(), "echo", []byte("hi")); err != nil || string(got) != "hi" {
+		t.Fatalf("call: %q %v", got, err)
+	}
+	if !ch.closed.Load() {
+		t.Fatal("the dial's connection was never closed")
+	}
+	if n := served.Load(); n != 1 {
+		t.Fatalf("handler ran %d times, want 1", n)
 	}
 }
