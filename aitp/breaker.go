@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 )
 
 // BreakerState is the state of a per-peer circuit breaker.
@@ -103,8 +105,9 @@ func (b *breaker) current(now time.Time, cooldown time.Duration) BreakerState {
 
 // classify decides what a call's result says about the remote's health.
 // Dispatch refusals that blame the request (NOT_FOUND, UNAUTHORIZED,
-// INVALID_REQUEST) prove the remote alive; a caller's own cancellation and
-// a slow local reader say nothing.
+// INVALID_REQUEST) prove the remote alive; a caller's own cancellation, a
+// slow local reader and a dial that found no address to try (the caller
+// does not know where the remote is, and tried nothing) say nothing.
 func classify(err error) outcome {
 	if err == nil {
 		return outcomeSuccess
@@ -117,7 +120,8 @@ func classify(err error) outcome {
 		}
 		return outcomeFailure
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, ErrStreamOverflow) || errors.Is(err, ErrClosed) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, ErrStreamOverflow) || errors.Is(err, ErrClosed) ||
+		errors.Is(err, swarm.ErrNoAddresses) {
 		return outcomeNeutral
 	}
 	return outcomeFailure

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
+
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -122,6 +124,19 @@ func TestCircuitBreaker(t *testing.T) {
 		return aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/x", "bad")
 	})
 	call := func() error { _, err := cl.Call(ctxT(t), hs.ID(), "flaky", nil); return err }
+
+	// A dial that finds no address tried nothing: a peer the client
+	// knows no address of keeps a closed breaker however often it is
+	// called, and is called again once it has one.
+	stranger := newHost(t)
+	for range 5 {
+		if _, err := cl.Call(ctxT(t), stranger.ID(), "flaky", nil); !errors.Is(err, swarm.ErrNoAddresses) {
+			t.Fatalf("call to a peer of no known address: %v, want ErrNoAddresses", err)
+		}
+	}
+	if s := cl.BreakerState(stranger.ID()); s != aitp.BreakerClosed {
+		t.Fatalf("after dials that found no address: %v", s)
+	}
 
 	// Caller mistakes prove the peer alive and do not trip the breaker.
 	for range 5 {
