@@ -323,10 +323,11 @@ func (x *Index) dropTagDocs(s *scratch, p *scoring.Plan, bq *blockQuery, t *text
 // with a partial sum. A document's final context sum is at most its sum
 // plus its block's bound, and each of its examples' likewise; it is
 // released when neither can lift its weighted semantic factor to theta
-// less its other factors and its tag factor. It returns a bound of the
-// released documents' relevance (-Inf for none), which the relevance
-// floor must allow for.
-func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state []uint8, t *textQuery, theta, zeroOther float64) float64 {
+// less its other factors and its tag factor. Documents with a flag in
+// done are complete and stay. It returns a bound of the released
+// documents' relevance (-Inf for none), which the relevance floor must
+// allow for.
+func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state []uint8, t *textQuery, theta, zeroOther float64, done uint8) float64 {
 	w := p.Weights.Semantic
 	per := 0.0
 	if len(p.Soft) > 0 {
@@ -357,7 +358,7 @@ func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state [
 	for _, d := range s.touched {
 		ds := &s.docs[d]
 		b := d >> blockShift
-		if st := state[b]; st == blockOpen || (st == blockClosedPlain && x.flags[d]&flagSig != 0) {
+		if st := state[b]; st == blockOpen || (st == blockClosedPlain && x.flags[d]&flagSig != 0) || x.flags[d]&done != 0 {
 			ds.keep = true
 			continue
 		}
@@ -386,14 +387,6 @@ func (x *Index) releaseDocs(s *scratch, p *scoring.Plan, bq *blockQuery, state [
 		return ub
 	}
 	s.touched, s.sorted = keep, s.sorted[:0]
-	exKeep := s.exTouched[:0]
-	for _, e := range s.exTouched {
-		if s.held(x.exDoc[e]) {
-			exKeep = append(exKeep, e)
-		} else {
-			s.exAcc[e] = 0
-		}
-	}
-	s.exTouched = exKeep
+	s.dropUnheldExamples(x.exDoc)
 	return ub
 }

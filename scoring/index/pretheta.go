@@ -2,31 +2,28 @@ package index
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/adpnode/adpnode/scoring"
 )
 
 // preTheta computes the final score of at most preSeedFactor times the
-// result limit documents held by a tag match, and of at most
-// sigSeedFactor times the limit (sigSeedMax in all) agents with signals.
-const (
-	preSeedFactor = 8
-	sigSeedFactor = 100
-	sigSeedMax    = 4096
-)
+// result limit documents held by a tag match without signals.
+const preSeedFactor = 8
 
 // preTheta returns a lower bound of the final k-th best score before any
 // text posting is read (pushed signals only), so that the postings of the
-// rarest term need not all be admitted. It completes the final relevance
-// (finalRelevances) of documents likely to score well: the tag matches
-// with signals, a few other tag matches, the agents with signals among
-// the rarest term's postings (the other factors lift them furthest) and
-// the documents sharing the most of the rarest terms. A document counts
-// when it passes the filters, is not overloaded, reaches the minimum
-// score and is sure to stay above the final relevance floor, which is at
-// most the floor times the largest relevance possible. It returns -Inf
-// when fewer than limit documents qualify.
+// rarest term need not all be admitted. It counts every agent with
+// signals that a tag or a term reaches, which completeSignals has
+// completed (the other factors lift them furthest, and they are few),
+// and computes the final relevance (finalRelevances) of a few other tag
+// matches and of the documents sharing the most of the rarest terms, the
+// likely best matches. A document counts when it passes the filters, is not
+// overloaded, reaches the minimum score and is sure to stay above the
+// final relevance floor, which is at most the floor times the largest
+// relevance possible. It returns -Inf when fewer than limit documents
+// qualify.
 func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, now time.Time) float64 {
 	budget := preSeedFactor * p.Limit
 	if budget <= 0 {
@@ -34,39 +31,46 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 	}
 	floor := p.Floor * (p.Weights.Tag + p.Weights.Semantic)
 	nowNs := now.UnixNano()
+	top := make(minHeap, 0, p.Limit+1)
+	// other returns what the factors other than relevance add to d, or
+	// false when d fails the filters or is overloaded.
+	other := func(d uint32) (float64, bool) {
+		if !pass(d) {
+			return 0, false
+		}
+		v, overloaded := x.otherFactors(p, d, now, nowNs)
+		return v, !overloaded
+	}
+	offer := func(rel, other float64) {
+		if rel <= 0 || rel < floor || rel+other < p.MinScore {
+			return
+		}
+		top.offer(rel+other, p.Limit)
+	}
+	// The agents with signals, complete (completeSignals).
+	for _, d := range s.touched {
+		if x.flags[d]&flagSig == 0 {
+			continue
+		}
+		c, ok := x.relevance(s, p, d, t.idfSum)
+		if !ok || (len(top) == p.Limit && c.rel+p.Other <= top[0]) {
+			continue
+		}
+		if o, ok := other(d); ok {
+			offer(c.rel, o)
+		}
+	}
 	// try spends budget on d and keeps it, with what the factors other
 	// than relevance add, when it passes the filters and is not
 	// overloaded; their relevance is computed together (finalRelevances).
 	done := s.done[:0]
 	try := func(d uint32, budget *int) {
 		*budget--
-		if !pass(d) {
-			return
-		}
-		m := &x.meta[d]
-		var sig scoring.Signals
-		if x.flags[d]&flagSig != 0 {
-			sig = x.docSig[d]
-		}
-		if scoring.Overloaded(sig, m.maxConc) {
-			return
-		}
-		other := scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
-			Rating: scoring.Rating(sig), Freshness: scoring.Freshness(m.indexed, m.expires, nowNs)}.Dot(
-			scoring.Components{Reputation: p.Weights.Reputation, Availability: p.Weights.Availability, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
-		done = append(done, seedDoc{doc: d, other: other})
-	}
-	// The tag matches: agents with signals first (the other factors can
-	// lift them furthest), then a few others.
-	sigBudget := min(sigSeedFactor*p.Limit, sigSeedMax)
-	for _, d := range s.touched {
-		if sigBudget <= 0 {
-			break
-		}
-		if x.flags[d]&flagSig != 0 {
-			try(d, &sigBudget)
+		if o, ok := other(d); ok {
+			done = append(done, seedDoc{doc: d, other: o})
 		}
 	}
+	// A few tag matches without signals.
 	for _, d := range s.touched {
 		if budget <= 0 {
 			break
@@ -75,52 +79,29 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 			try(d, &budget)
 		}
 	}
-	// The rarest term with postings.
-	var po *postings
-	for i := range t.qts {
-		if t.qts[i].DF > 0 {
-			po = t.qts[i].po
-			break
-		}
-	}
-	if po != nil {
-		// Agents with signals among the rarest term's postings.
-		budget = sigBudget
-		tried := make(map[uint32]bool, budget+intersectSeeds)
-		for _, d := range po.docs {
-			if budget <= 0 {
-				break
-			}
-			if x.flags[d]&(flagSig|flagAlive) == flagSig|flagAlive && !s.held(d) {
-				tried[d] = true
-				try(d, &budget)
-			}
-		}
-		// The documents that most of the rarest terms share, in the
-		// context fields or in one example: the likely best matches.
+	// The documents that most of the rarest terms share, in the context
+	// fields or in one example. The agents with signals among them are
+	// done already, the tag matches tried; seeded marks the ones tried
+	// here, as a document may be listed more than once.
+	if slices.ContainsFunc(t.qts, func(qt queryTerm) bool { return qt.DF > 0 }) {
 		budget = intersectSeeds
 		for _, d := range x.sharedDocs(s, t) {
 			if budget <= 0 {
 				break
 			}
-			if !tried[d] && !s.held(d) && x.flags[d]&flagAlive != 0 {
-				tried[d] = true
+			if ds := &s.docs[d]; x.flags[d]&(flagSig|flagAlive) == flagAlive && !s.held(d) && !ds.seeded {
+				ds.seeded = true
 				try(d, &budget)
 			}
+		}
+		for _, sd := range done {
+			s.docs[sd.doc].seeded = false
 		}
 	}
 	x.finalRelevances(s, p, t, done)
 	s.done = done
-	top := make(minHeap, 0, p.Limit+1)
 	for _, sd := range done {
-		if sd.rel <= 0 || sd.rel < floor {
-			continue
-		}
-		v := sd.rel + sd.other
-		if v < p.MinScore {
-			continue
-		}
-		top.offer(v, p.Limit)
+		offer(sd.rel, sd.other)
 	}
 	return kth(top, p.Limit)
 }
@@ -197,4 +178,70 @@ func kth(top minHeap, k int) float64 {
 		return math.Inf(-1)
 	}
 	return top[0] - 1e-9
+}
+
+// completeSignals reads the postings of every query term for the live
+// agents with signals alone, term at a time in processing order with the
+// arithmetic of addDoc and addExample, so the sums are the numbers the
+// search would add up, and sets their best example score. Afterwards
+// every agent with signals that a tag or a term reaches is held with its
+// final sums, and the search reads no more postings for them.
+func (x *Index) completeSignals(s *scratch, t *textQuery) {
+	ex0 := len(s.exTouched)
+	for i := range t.qts {
+		qt := &t.qts[i]
+		po := qt.po
+		if po == nil {
+			continue
+		}
+		if qt.IDF != 0 {
+			for k, d := range po.docs {
+				if x.flags[d]&(flagSig|flagAlive) != flagSig|flagAlive {
+					continue
+				}
+				tf := x.cfg.PseudoTF(po.tfs[k], x.lens[int(d)*scoring.NumFields:int(d+1)*scoring.NumFields], t.avg, t.norms)
+				if tf == 0 {
+					continue
+				}
+				s.touch(d)
+				s.docs[d].acc += qt.IDF * x.cfg.Saturate(tf)
+			}
+		}
+		if qt.ExIDF != 0 {
+			for k, e := range po.ex {
+				d := po.exDocs[k]
+				if x.flags[d]&(flagSig|flagAlive) != flagSig|flagAlive {
+					continue
+				}
+				if s.exAcc[e] == 0 {
+					s.exTouched = append(s.exTouched, e)
+					s.touch(d)
+				}
+				s.exAcc[e] += qt.ExIDF * x.cfg.Saturate(x.cfg.ExampleTF(po.extf[k], x.exLen[e], t.exAvg))
+			}
+		}
+	}
+	for _, e := range s.exTouched[ex0:] {
+		d := x.exDoc[e]
+		if v := x.cfg.ExampleScore(s.exAcc[e], t.exIdfSum); v > s.docs[d].exBest {
+			s.docs[d].exBest = v
+		}
+	}
+}
+
+// otherFactors returns what reputation, availability, rating and
+// freshness add to the score of document d with its pushed signals (none
+// for an agent without), and whether the agent is overloaded.
+func (x *Index) otherFactors(p *scoring.Plan, d uint32, now time.Time, nowNs int64) (float64, bool) {
+	m := &x.meta[d]
+	var sig scoring.Signals
+	if x.flags[d]&flagSig != 0 {
+		sig = x.docSig[d]
+	}
+	if scoring.Overloaded(sig, m.maxConc) {
+		return 0, true
+	}
+	return scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
+		Rating: scoring.Rating(sig), Freshness: scoring.Freshness(m.indexed, m.expires, nowNs)}.Dot(
+		scoring.Components{Reputation: p.Weights.Reputation, Availability: p.Weights.Availability, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness}), false
 }

@@ -21,6 +21,7 @@ type docScratch struct {
 	exBest float64 // best normalized example score
 	tagN   uint8   // matched query tags
 	inNext bool    // theta, while seeding: the next term has it
+	seeded bool    // preTheta: tried already
 	keep   bool    // releaseDocs: the document may still reach theta
 }
 
@@ -85,6 +86,36 @@ func (s *scratch) touch(d uint32) {
 		*w |= b
 		s.touched = append(s.touched, d)
 	}
+}
+
+// dropUnheld removes from touched the documents whose mark was cleared
+// (their entries already zeroed), and their examples.
+func (s *scratch) dropUnheld(exDoc []uint32) {
+	keep := s.touched[:0]
+	for _, d := range s.touched {
+		if s.held(d) {
+			keep = append(keep, d)
+		}
+	}
+	if len(keep) == len(s.touched) {
+		return
+	}
+	s.touched, s.sorted = keep, s.sorted[:0]
+	s.dropUnheldExamples(exDoc)
+}
+
+// dropUnheldExamples removes from exTouched, zeroed, the examples of
+// documents no longer held.
+func (s *scratch) dropUnheldExamples(exDoc []uint32) {
+	keep := s.exTouched[:0]
+	for _, e := range s.exTouched {
+		if s.held(exDoc[e]) {
+			keep = append(keep, e)
+		} else {
+			s.exAcc[e] = 0
+		}
+	}
+	s.exTouched = keep
 }
 
 // held reports whether d is in touched.

@@ -24,8 +24,9 @@ import (
 // (block-max, blocks.go), and once no document may enter, a term much
 // longer than the held set is read by looking the held documents up
 // (lookup.go). A first k-th score bound comes from documents completed
-// before any term is read (preTheta): the tag matches, the agents with
-// signals and the documents sharing the rarest terms.
+// before any term is read (preTheta): every agent with signals that a
+// tag or a term reaches, whose postings are read first and then skipped,
+// a few other tag matches and the documents sharing the rarest terms.
 // The relevance part (tag and semantic factors) of every admitted
 // candidate is then exact; candidates are bucketed by an upper bound of
 // their score (exact for agents without signals) and fully scored from
@@ -114,6 +115,13 @@ type searcher struct {
 	// closed: admit no new documents; closedPlain: admit only agents with
 	// signals (the others' scores are bounded exactly).
 	closed, closedPlain bool
+	// sigDone holds flagSig once completeSignals has finished every agent
+	// with signals that a term reaches (zero before, and with pulled
+	// signals): the terms are no longer read for them, and closedPlain
+	// closes. sigBest is the best relevance of those releaseSignals let
+	// go that pass the filters (-1 for none); it is exact.
+	sigDone uint8
+	sigBest float64
 
 	// floor is the final relevance floor (bucket); h the k best hits
 	// (complete).
@@ -217,18 +225,59 @@ func (sr *searcher) planTerms() {
 
 // seedTheta sets the first lower bound of the final k-th best score. With
 // pushed signals it completes documents before any term is read
-// (preTheta); the bound holds because final scores only grow. With
-// pulled signals nothing is known before scoring: theta stays -Inf and
-// every agent is bounded as one with signals.
+// (preTheta); the bound holds because final scores only grow. The agents
+// with signals are complete from then on (sigDone), and those below the
+// bound are let go (releaseSignals). With pulled signals nothing is
+// known before scoring: theta stays -Inf and every agent is bounded as
+// one with signals.
 func (sr *searcher) seedTheta() {
 	x, p := sr.x, sr.p
 	sr.theta = math.Inf(-1)
 	sr.droppedUB = math.Inf(-1)
+	sr.sigBest = -1
 	sr.zeroOther = x.zeroOther(p)
 	if sr.signals != nil {
 		sr.zeroOther, sr.thetaTries = p.Other, maxThetaTries
 	} else if !p.FilterOnly && len(sr.qts) > 0 {
+		x.completeSignals(sr.s, &sr.tq)
+		sr.sigDone = flagSig
 		sr.theta = x.preTheta(sr.s, p, sr.pass, &sr.tq, sr.now)
+		sr.releaseSignals()
+	}
+}
+
+// releaseSignals lets go of the agents with signals, complete since
+// preTheta (completeSignals), that cannot be hits: their exact score is
+// below theta, they fail the filters or they are overloaded. Their
+// relevance is exact, so the best of those that pass the filters counts
+// for the relevance floor (sigBest) as bucket counts the held documents
+// below theta; the others stay held with their final sums for bucket.
+func (sr *searcher) releaseSignals() {
+	x, p, s := sr.x, sr.p, sr.s
+	released := false
+	for _, d := range s.touched {
+		if x.flags[d]&flagSig == 0 {
+			continue
+		}
+		ds := &s.docs[d]
+		if ds.acc > sr.bestAcc && sr.pass(d) {
+			sr.bestAcc = ds.acc
+		}
+		c, ok := x.relevance(s, p, d, sr.tq.idfSum)
+		if ok && c.rel+p.Other >= sr.theta && sr.pass(d) {
+			if v, overloaded := x.otherFactors(p, d, sr.now, sr.nowNs); !overloaded && c.rel+v >= sr.theta {
+				continue
+			}
+			sr.sigBest = max(sr.sigBest, c.rel)
+		} else if ok && c.rel > sr.sigBest && sr.pass(d) {
+			sr.sigBest = c.rel
+		}
+		*ds = docScratch{}
+		s.marks[d>>6] &^= 1 << (d & 63)
+		released = true
+	}
+	if released {
+		s.dropUnheld(x.exDoc)
 	}
 }
 
@@ -303,6 +352,9 @@ func (sr *searcher) tighten(j int) {
 		closed = ub+p.Other < sr.theta
 		closedPlain = closed || ub+sr.zeroOther < sr.theta
 	}
+	// Every agent with signals a term reaches is in already: admitting
+	// only those admits none.
+	closed = closed || (closedPlain && sr.sigDone != 0)
 	sr.closed, sr.closedPlain = closed, closedPlain
 }
 
@@ -319,7 +371,7 @@ func (sr *searcher) releaseHeld() {
 		return
 	}
 	state := sr.x.blockStates(sr.bq, sr.p, &sr.tq, sr.closed, sr.closedPlain, sr.lb, sr.theta, sr.zeroOther)
-	sr.droppedUB = max(sr.droppedUB, sr.x.releaseDocs(sr.s, sr.p, sr.bq, state, &sr.tq, sr.theta, sr.zeroOther))
+	sr.droppedUB = max(sr.droppedUB, sr.x.releaseDocs(sr.s, sr.p, sr.bq, state, &sr.tq, sr.theta, sr.zeroOther, sr.sigDone))
 }
 
 // addDoc adds context posting i (of document d) of qt to d's context sum,
@@ -359,6 +411,9 @@ func (sr *searcher) lookupTerm(qt *queryTerm) {
 	held := sr.s.sortedHeld()
 	i, found := 0, 0
 	for _, d := range held {
+		if x.flags[d]&sr.sigDone != 0 {
+			continue // complete already
+		}
 		if i = gallop(po.docs, i, d); i == len(po.docs) {
 			break
 		}
@@ -369,6 +424,9 @@ func (sr *searcher) lookupTerm(qt *queryTerm) {
 	}
 	i = 0
 	for _, d := range held {
+		if x.flags[d]&sr.sigDone != 0 {
+			continue
+		}
 		m := &x.meta[d]
 		for e := m.exStart; e < m.exStart+uint32(m.nEx); e++ {
 			if i = gallop(po.ex, i, e); i == len(po.ex) {
@@ -390,18 +448,27 @@ func (sr *searcher) scanTerm(qt *queryTerm) {
 	x, s, po := sr.x, sr.s, qt.po
 	// bq is set whenever there are terms.
 	state := x.blockStates(sr.bq, sr.p, &sr.tq, sr.closed, sr.closedPlain, sr.lb, sr.theta, sr.zeroOther)
+	done := sr.sigDone // agents complete already
 	for i, d := range po.docs {
-		if st := state[d>>blockShift]; st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0) {
+		f := x.flags[d]
+		if f&done != 0 {
+			continue
+		}
+		if st := state[d>>blockShift]; st != blockOpen && !s.held(d) && (st == blockClosed || f&flagSig == 0) {
 			sr.res.Skipped++
 			continue
 		}
-		if x.flags[d]&flagAlive != 0 {
+		if f&flagAlive != 0 {
 			sr.addDoc(qt, i, d)
 		}
 	}
 	for i, e := range po.ex {
 		d := po.exDocs[i]
-		if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || x.flags[d]&flagSig == 0)) || x.flags[d]&flagAlive == 0 {
+		f := x.flags[d]
+		if f&done != 0 {
+			continue
+		}
+		if st := state[d>>blockShift]; (st != blockOpen && !s.held(d) && (st == blockClosed || f&flagSig == 0)) || f&flagAlive == 0 {
 			continue
 		}
 		sr.addExample(qt, i, e, d)
@@ -426,7 +493,7 @@ func (sr *searcher) bucket() {
 	// A document whose bound is below theta cannot reach the k best, so
 	// it is not bucketed; the best relevance among those that pass the
 	// filters still counts for the relevance floor.
-	dropped := -1.0
+	dropped := sr.sigBest
 	for _, d := range s.touched {
 		if ds := &s.docs[d]; ds.acc < accMin && ds.tagN == 0 && ds.exBest == 0 {
 			continue
