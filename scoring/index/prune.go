@@ -2,8 +2,6 @@ package index
 
 import (
 	"container/heap"
-	"math"
-	"time"
 
 	"github.com/adpnode/adpnode/scoring"
 )
@@ -43,11 +41,6 @@ func termBounds(c *scoring.Model, qt *queryTerm, norms *scoring.NormTable, avg *
 	return ctx, ex
 }
 
-// maxThetaTries bounds how often one search computes theta (each costs a
-// pass over the documents held): after each of the first terms that
-// leave more postings to read than documents held.
-const maxThetaTries = 2
-
 // restBounds sums the termBounds of the terms left.
 func restBounds(qts []queryTerm) (ctx, ex float64) {
 	for _, qt := range qts {
@@ -57,74 +50,12 @@ func restBounds(qts []queryTerm) (ctx, ex float64) {
 	return ctx, ex
 }
 
-// restPostings counts the postings of the terms left: the work that
-// closing the candidate set can save.
-func restPostings(qts []queryTerm) int {
-	n := 0
-	for _, qt := range qts {
-		n += qt.DF + qt.ExDF
-	}
-	return n
-}
-
 // zeroOther bounds what reputation, availability, rating and freshness
 // add to the score of an agent without signals (exact but for
 // freshness, bounded by 1).
 func (x *Index) zeroOther(p *scoring.Plan) float64 {
 	zero := scoring.Components{Reputation: x.cfg.Reputation(scoring.Signals{}), Rating: scoring.Rating(scoring.Signals{}), Freshness: 1}
 	return zero.Dot(scoring.Components{Reputation: p.Weights.Reputation, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
-}
-
-// theta returns a lower bound of the final k-th best score from the
-// documents touched so far (pushed signals only): their partial relevance
-// (which only grows; final for the seeds, see seed) plus what the other factors add (exact with pushed
-// signals or none), counting only documents sure to stay above the final
-// relevance floor, whatever the remaining terms (which add at most
-// ubRest) do. It returns -Inf when fewer than k documents qualify.
-func (x *Index) theta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, next int, zeroOther, ubRest float64, now time.Time) float64 {
-	idfSum := t.idfSum
-	x.bestExamples(s, t.exIdfSum)
-	best := ubRest // bounds the final best relevance of an untouched document
-	rels := s.rels[:0]
-	for _, d := range s.touched {
-		c, ok := x.relevance(s, p, d, idfSum)
-		if !ok {
-			c.rel = math.Inf(-1)
-		}
-		rels = append(rels, c.rel)
-		best = max(best, c.rel+ubRest)
-	}
-	s.rels = rels
-	// Final relevance is at most partial relevance plus ubRest, so best
-	// still bounds the final best relevance after seeding.
-	x.seed(s, p, t, next, rels)
-	floor := p.Floor * min(best, p.Weights.Tag+p.Weights.Semantic)
-	top := make(minHeap, 0, p.Limit+1)
-	nowNs := now.UnixNano()
-	for i, d := range s.touched {
-		rel := rels[i]
-		if rel < floor || math.IsInf(rel, -1) || (len(top) == p.Limit && rel+p.Other <= top[0]) {
-			continue
-		}
-		m := &x.meta[d]
-		v := rel
-		if x.flags[d]&flagSig != 0 {
-			sig := x.docSig[d]
-			if scoring.Overloaded(sig, m.maxConc) {
-				continue
-			}
-			v += scoring.Components{Reputation: x.cfg.Reputation(sig), Availability: x.cfg.Availability(sig, m.maxConc, m.status, now),
-				Rating: scoring.Rating(sig), Freshness: scoring.Freshness(m.indexed, m.expires, nowNs)}.Dot(
-				scoring.Components{Reputation: p.Weights.Reputation, Availability: p.Weights.Availability, Rating: p.Weights.Rating, Freshness: p.Weights.Freshness})
-		} else {
-			v += zeroOther - p.Weights.Freshness*(1-scoring.Freshness(m.indexed, m.expires, nowNs))
-		}
-		if v < p.MinScore || !pass(d) {
-			continue
-		}
-		top.offer(v, p.Limit)
-	}
-	return kth(top, p.Limit)
 }
 
 // minHeap is a min-heap of scores.

@@ -20,7 +20,6 @@ type docScratch struct {
 	acc    float64 // BM25F sum
 	exBest float64 // best normalized example score
 	tagN   uint8   // matched query tags
-	inNext bool    // theta, while seeding: the next term has it
 	seeded bool    // preTheta: tried already
 	keep   bool    // releaseDocs: the document may still reach theta
 }
@@ -34,10 +33,7 @@ type scratch struct {
 	touched   []uint32
 	sorted    []uint32  // lookup: touched in ascending order
 	shared    []uint32  // preTheta: sharedDocs
-	rels      []float64 // theta: relevance per touched document
-	seeds     []int32   // theta: indexes into touched whose relevance is final
-	seeds2    []int32
-	done      []seedDoc // seed, preTheta: documents whose final relevance is computed
+	done      []seedDoc // preTheta: documents whose final relevance is computed
 	cursors   []int     // finalRelevances: per term, into the context and example postings
 	exTouched []uint32
 	reach     []float64 // releaseDocs: thresholds by tag matches and signals

@@ -102,9 +102,8 @@ type searcher struct {
 	// document so far.
 	lb, bestAcc float64
 	// theta is a lower bound of the final k-th best score (-Inf while
-	// unknown); thetaTries counts its recomputations.
-	theta      float64
-	thetaTries int
+	// unknown).
+	theta float64
 	// zeroOther bounds what the factors other than relevance add to an
 	// agent without signals (all of them, p.Other, when signals are
 	// pulled).
@@ -237,7 +236,7 @@ func (sr *searcher) seedTheta() {
 	sr.sigBest = -1
 	sr.zeroOther = x.zeroOther(p)
 	if sr.signals != nil {
-		sr.zeroOther, sr.thetaTries = p.Other, maxThetaTries
+		sr.zeroOther = p.Other
 	} else if !p.FilterOnly && len(sr.qts) > 0 {
 		x.completeSignals(sr.s, &sr.tq)
 		sr.sigDone = flagSig
@@ -325,9 +324,8 @@ func (sr *searcher) scoreTerms() {
 // tighten bounds what terms j and later can still add to a score and
 // closes the index to new documents (closed), or to new agents without
 // signals (closedPlain), once that cannot lift a document they alone
-// reach to the relevance floor of lb, to the minimum score, or to theta.
-// It recomputes theta (at most maxThetaTries times) when that is what
-// falls short and the remaining postings outnumber the held documents.
+// reach to the relevance floor of lb, to the minimum score, or to theta
+// (preTheta's bound, which holds to the end: final scores only grow).
 func (sr *searcher) tighten(j int) {
 	x, p := sr.x, sr.p
 	restCtx, restEx := restBounds(sr.qts[j:])
@@ -341,17 +339,9 @@ func (sr *searcher) tighten(j int) {
 	}
 	closed = closed || ub+p.Other < p.MinScore
 	closedPlain = closed || closedPlain || ub+sr.zeroOther < p.MinScore
-	// Or it cannot reach the k-th best score so far: a bound found
-	// earlier still holds (final scores only grow), so it is tried first
-	// and recomputed only when it falls short.
+	// Or it cannot reach the k-th best score.
 	closed = closed || ub+p.Other < sr.theta
 	closedPlain = closed || closedPlain || ub+sr.zeroOther < sr.theta
-	if !closedPlain && j > 0 && sr.thetaTries < maxThetaTries && restPostings(sr.qts[j:]) > len(sr.s.touched) {
-		sr.thetaTries++
-		sr.theta = max(sr.theta, x.theta(sr.s, p, sr.pass, &sr.tq, j, sr.zeroOther, ub, sr.now))
-		closed = ub+p.Other < sr.theta
-		closedPlain = closed || ub+sr.zeroOther < sr.theta
-	}
 	// Every agent with signals a term reaches is in already: admitting
 	// only those admits none.
 	closed = closed || (closedPlain && sr.sigDone != 0)

@@ -2,16 +2,10 @@ package index
 
 import (
 	"cmp"
-	"container/heap"
-	"math"
 	"slices"
 
 	"github.com/adpnode/adpnode/scoring"
 )
-
-// seedFactor times the result limit is the number of held documents whose
-// relevance theta completes (seeds) before it bounds the k-th score.
-const seedFactor = 4
 
 // textQuery is what completing a document's relevance needs: the query
 // terms in processing order and the length statistics of this search.
@@ -23,80 +17,10 @@ type textQuery struct {
 	exAvg            float64
 }
 
-// seed completes the relevance of some held documents: term at a time, a
-// document's relevance is partial until every term has been read, and a
-// bound of the k-th score from partial relevance alone is too low to
-// close early. rels holds the partial relevance of s.touched (-Inf for
-// none); seed replaces the entries of up to seedFactor * limit documents
-// with the best partial relevance, and as many among those the next
-// unread term (next indexes t.qts) also has, with their final relevance,
-// read from the document-ordered postings (finalRelevances). The sums are
-// added in the same order as the search adds them, so they are the same
-// numbers.
-func (x *Index) seed(s *scratch, p *scoring.Plan, t *textQuery, next int, rels []float64) {
-	n := min(seedFactor*p.Limit, len(rels))
-	if n == 0 {
-		return
-	}
-	var nextPo *postings
-	if next < len(t.qts) && t.qts[next].DF > 0 {
-		nextPo = t.qts[next].po
-	}
-	if nextPo != nil {
-		for _, d := range nextPo.docs {
-			if s.held(d) {
-				s.docs[d].inNext = true
-			}
-		}
-	}
-	best, both := s.seeds[:0], s.seeds2[:0]
-	for i, r := range rels {
-		if math.IsInf(r, -1) {
-			continue
-		}
-		pushSeed(&best, rels, n, int32(i))
-		if nextPo != nil && s.docs[s.touched[i]].inNext {
-			pushSeed(&both, rels, n, int32(i))
-		}
-	}
-	if nextPo != nil {
-		for _, d := range nextPo.docs {
-			if s.held(d) {
-				s.docs[d].inNext = false
-			}
-		}
-	}
-	done := s.done[:0]
-	for _, i := range best {
-		done = append(done, seedDoc{doc: s.touched[i], at: i})
-	}
-	for _, i := range both {
-		done = append(done, seedDoc{doc: s.touched[i], at: i})
-	}
-	x.finalRelevances(s, p, t, done)
-	for _, sd := range done {
-		rels[sd.at] = sd.rel
-	}
-	s.seeds, s.seeds2, s.done = best, both, done
-}
-
-// pushSeed keeps in top the n indexes with the largest rels.
-func pushSeed(top *[]int32, rels []float64, n int, i int32) {
-	h := seedHeap{rels: rels, idx: top}
-	switch {
-	case len(*top) < n:
-		heap.Push(h, i)
-	case rels[i] > rels[(*top)[0]]:
-		(*top)[0] = i
-		heap.Fix(h, 0)
-	}
-}
-
 // seedDoc is a document whose final relevance finalRelevances computes,
 // with what its caller keeps beside it.
 type seedDoc struct {
 	doc   uint32
-	at    int32   // seed: its index in touched
 	rel   float64 // finalRelevances: the final relevance
 	other float64 // preTheta: what the other factors add
 }
@@ -162,21 +86,4 @@ func (x *Index) finalRelevances(s *scratch, p *scoring.Plan, t *textQuery, docs 
 		}
 		docs[k].rel = p.Weights.Tag*tagF + p.Weights.Semantic*max(x.cfg.ContextScore(acc, t.idfSum), exBest)
 	}
-}
-
-// seedHeap is a min-heap of indexes into rels, by rel.
-type seedHeap struct {
-	rels []float64
-	idx  *[]int32
-}
-
-func (h seedHeap) Len() int           { return len(*h.idx) }
-func (h seedHeap) Less(i, j int) bool { return h.rels[(*h.idx)[i]] < h.rels[(*h.idx)[j]] }
-func (h seedHeap) Swap(i, j int)      { (*h.idx)[i], (*h.idx)[j] = (*h.idx)[j], (*h.idx)[i] }
-func (h seedHeap) Push(v any)         { *h.idx = append(*h.idx, v.(int32)) }
-func (h seedHeap) Pop() any {
-	old := *h.idx
-	v := old[len(old)-1]
-	*h.idx = old[:len(old)-1]
-	return v
 }
