@@ -137,6 +137,10 @@ type blockQuery struct {
 	ctx, ex []float64 // per block
 	state   []uint8   // per block: blockOpen, blockClosedPlain or blockClosed
 	sem     []float64 // dropTagDocs: per block, the weighted semantic bound of all terms
+	// exampleStates: per block, the context bound of the term being read
+	// and the states for its example postings.
+	cur     []float64
+	exState []uint8
 }
 
 // Admission states of a block (and of the whole index) for documents not
@@ -270,17 +274,62 @@ func (x *Index) blockStates(bq *blockQuery, p *scoring.Plan, t *textQuery, close
 	for b := range bq.state {
 		st := all
 		if st != blockClosed {
-			ub := bq.semantic(x.cfg, p.Weights.Semantic, b, t)
-			switch {
-			case (p.Floor > 0 && ub < floorLB) || ub+p.Other < p.MinScore || ub+p.Other < theta:
-				st = blockClosed
-			case ub+zeroOther < p.MinScore || ub+zeroOther < theta:
-				st = blockClosedPlain
-			}
+			st = max(st, admission(bq.semantic(x.cfg, p.Weights.Semantic, b, t), p, floorLB, theta, zeroOther))
 		}
 		bq.state[b] = st
 	}
 	return bq.state
+}
+
+// admission returns the state of a block whose documents not held yet
+// reach at most ub with their weighted semantic factor: closed when that
+// cannot reach the relevance floor of lb (floorLB), the minimum score or
+// theta, closed to agents without signals when it cannot with their other
+// factors (zeroOther), open otherwise.
+func admission(ub float64, p *scoring.Plan, floorLB, theta, zeroOther float64) uint8 {
+	switch {
+	case (p.Floor > 0 && ub < floorLB) || ub+p.Other < p.MinScore || ub+p.Other < theta:
+		return blockClosed
+	case ub+zeroOther < p.MinScore || ub+zeroOther < theta:
+		return blockClosedPlain
+	}
+	return blockOpen
+}
+
+// exampleStates returns the admission states (blockStates' state,
+// tightened) for the example postings of qt, the term being read, after
+// its context postings: a document they reach that is not held has no
+// context posting of qt that was admitted, and no sum from the terms
+// before (or it could not reach theta), so its context sum can come only
+// from the terms after qt, and its block's bound leaves out qt's context
+// bound there. The examples of a document share its block, so it is
+// admitted or not with all of them and none of its example sums misses
+// qt. A block refused here refuses the document for the later terms too,
+// whose bounds are at most this one.
+func (x *Index) exampleStates(bq *blockQuery, qt *queryTerm, p *scoring.Plan, t *textQuery, state []uint8, lb, theta, zeroOther float64) []uint8 {
+	n := len(state)
+	bq.cur = resize(bq.cur, n)
+	if cap(bq.exState) < n {
+		bq.exState = make([]uint8, n)
+	}
+	es := bq.exState[:n]
+	copy(es, state)
+	if qt.DF == 0 {
+		return es
+	}
+	x.termBlocks(qt, t, func(blk uint32, ctx, _ float64) { bq.cur[blk] = ctx })
+	floorLB := p.Floor * lb
+	w := p.Weights.Semantic
+	for b, st := range es {
+		if st == blockClosed || bq.cur[b] == 0 {
+			continue
+		}
+		ctx := max(bq.ctx[b]-bq.cur[b], 0)
+		ub := w*x.cfg.SemanticBound(ctx*(1+1e-9), t.idfSum, bq.ex[b]*(1+1e-9), t.exIdfSum) + 1e-9
+		es[b] = max(st, admission(ub, p, floorLB, theta, zeroOther))
+	}
+	bq.exState = es
+	return es
 }
 
 // dropTagDocs releases the documents held by a tag match whose score

@@ -432,8 +432,10 @@ func (sr *searcher) lookupTerm(qt *queryTerm) {
 
 // scanTerm reads qt's postings with block-max pruning: a block whose
 // bound cannot reach the floor or theta admits no new document (an open
-// block admits all, a plain-closed one only agents with signals); held
-// documents always take the term, so their sums are exact.
+// block admits all, a plain-closed one only agents with signals); for the
+// example postings the bound leaves out qt's context bound, which a
+// document they alone reach cannot have (exampleStates). Held documents
+// always take the term, so their sums are exact.
 func (sr *searcher) scanTerm(qt *queryTerm) {
 	x, s, po := sr.x, sr.s, qt.po
 	// bq is set whenever there are terms.
@@ -451,6 +453,9 @@ func (sr *searcher) scanTerm(qt *queryTerm) {
 		if f&flagAlive != 0 {
 			sr.addDoc(qt, i, d)
 		}
+	}
+	if len(po.ex) > 0 && !sr.closed {
+		state = x.exampleStates(sr.bq, qt, sr.p, &sr.tq, state, sr.lb, sr.theta, sr.zeroOther)
 	}
 	for i, e := range po.ex {
 		d := po.exDocs[i]
