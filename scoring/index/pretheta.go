@@ -25,6 +25,7 @@ const preSeedFactor = 8
 // relevance possible. It returns -Inf when fewer than limit documents
 // qualify.
 func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, now time.Time) float64 {
+	s.sigs = s.sigs[:0]
 	budget := preSeedFactor * p.Limit
 	if budget <= 0 {
 		return math.Inf(-1)
@@ -47,19 +48,26 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 		}
 		top.offer(rel+other, p.Limit)
 	}
-	// The agents with signals, complete (completeSignals).
+	// The agents with signals, complete (completeSignals), listed in
+	// s.sigs for releaseSignals.
+	sigs := s.sigs[:0]
 	for _, d := range s.touched {
 		if x.flags[d]&flagSig == 0 {
 			continue
 		}
 		c, ok := x.relevance(s, p, d, t.idfSum)
-		if !ok || (len(top) == p.Limit && c.rel+p.Other <= top[0]) {
+		if !ok {
+			continue
+		}
+		sigs = append(sigs, sigDoc{doc: d, rel: c.rel, acc: s.docs[d].acc})
+		if len(top) == p.Limit && c.rel+p.Other <= top[0] {
 			continue
 		}
 		if o, ok := other(d); ok {
 			offer(c.rel, o)
 		}
 	}
+	s.sigs = sigs
 	// try spends budget on d and keeps it, with what the factors other
 	// than relevance add, when it passes the filters and is not
 	// overloaded; their relevance is computed together (finalRelevances).
@@ -147,26 +155,53 @@ func (x *Index) sharedDocs(s *scratch, t *textQuery) []uint32 {
 // most intersectSeeds values.
 func narrow(out []uint32, lists []*postings, of func(*postings) []uint32) []uint32 {
 	base := len(out)
-	out = append(out, of(lists[0])...)
+	cur, owned := of(lists[0]), false // owned: cur is out[base:]
 	for _, po := range lists[1:] {
-		if len(out)-base <= intersectSeeds {
+		if len(cur) <= intersectSeeds {
 			break
 		}
-		next := of(po)
-		k, j := base, 0
-		for _, v := range out[base:] {
-			if j = gallop(next, j, v); j == len(next) {
-				break
-			}
-			if next[j] == v {
-				out[k] = v
-				k++
-			}
-		}
-		if k == base {
+		// In place when cur is out[base:]: a value is written at or
+		// before the place it was read from.
+		res := intersect(out[:base], cur, of(po))
+		if len(res) == base {
 			break // none share this term too: keep the wider set
 		}
-		out = out[:k]
+		out, cur, owned = res, res[base:], true
+	}
+	if !owned {
+		out = append(out[:base], cur...)
+	}
+	return out
+}
+
+// intersect appends to out the values of the ascending lists a and b that
+// both hold: by merging them, or by galloping through b when it is much
+// the longer.
+func intersect(out, a, b []uint32) []uint32 {
+	if len(b) > 8*len(a) {
+		j := 0
+		for _, v := range a {
+			if j = gallop(b, j, v); j == len(b) {
+				break
+			}
+			if b[j] == v {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch u, v := a[i], b[j]; {
+		case u == v:
+			out = append(out, u)
+			i++
+			j++
+		case u < v:
+			i++
+		default:
+			j++
+		}
 	}
 	return out
 }

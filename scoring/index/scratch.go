@@ -34,6 +34,7 @@ type scratch struct {
 	sorted    []uint32  // lookup: touched in ascending order
 	shared    []uint32  // preTheta: sharedDocs
 	done      []seedDoc // preTheta: documents whose final relevance is computed
+	sigs      []sigDoc  // preTheta, releaseSignals: the agents with signals
 	cursors   []int     // finalRelevances: per term, into the context and example postings
 	exTouched []uint32
 	reach     []float64 // releaseDocs: thresholds by tag matches and signals

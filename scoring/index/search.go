@@ -246,32 +246,29 @@ func (sr *searcher) seedTheta() {
 }
 
 // releaseSignals lets go of the agents with signals, complete since
-// preTheta (completeSignals), that cannot be hits: their exact score is
-// below theta, they fail the filters or they are overloaded. Their
-// relevance is exact, so the best of those that pass the filters counts
-// for the relevance floor (sigBest) as bucket counts the held documents
-// below theta; the others stay held with their final sums for bucket.
+// preTheta (completeSignals, listed in s.sigs), that cannot be hits:
+// their exact score is below theta, they fail the filters or they are
+// overloaded. Their relevance is exact, so the best of those that pass
+// the filters counts for the relevance floor (sigBest) as bucket counts
+// the held documents below theta; the others stay held with their final
+// sums for bucket.
 func (sr *searcher) releaseSignals() {
 	x, p, s := sr.x, sr.p, sr.s
 	released := false
-	for _, d := range s.touched {
-		if x.flags[d]&flagSig == 0 {
-			continue
+	for _, sd := range s.sigs {
+		d := sd.doc
+		if sd.acc > sr.bestAcc && sr.pass(d) {
+			sr.bestAcc = sd.acc
 		}
-		ds := &s.docs[d]
-		if ds.acc > sr.bestAcc && sr.pass(d) {
-			sr.bestAcc = ds.acc
-		}
-		c, ok := x.relevance(s, p, d, sr.tq.idfSum)
-		if ok && c.rel+p.Other >= sr.theta && sr.pass(d) {
-			if v, overloaded := x.otherFactors(p, d, sr.now, sr.nowNs); !overloaded && c.rel+v >= sr.theta {
+		if sd.rel+p.Other >= sr.theta && sr.pass(d) {
+			if v, overloaded := x.otherFactors(p, d, sr.now, sr.nowNs); !overloaded && sd.rel+v >= sr.theta {
 				continue
 			}
-			sr.sigBest = max(sr.sigBest, c.rel)
-		} else if ok && c.rel > sr.sigBest && sr.pass(d) {
-			sr.sigBest = c.rel
+			sr.sigBest = max(sr.sigBest, sd.rel)
+		} else if sd.rel > sr.sigBest && sr.pass(d) {
+			sr.sigBest = sd.rel
 		}
-		*ds = docScratch{}
+		s.docs[d] = docScratch{}
 		s.marks[d>>6] &^= 1 << (d & 63)
 		released = true
 	}

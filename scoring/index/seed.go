@@ -17,6 +17,13 @@ type textQuery struct {
 	exAvg            float64
 }
 
+// sigDoc is an agent with signals that completeSignals completed, with
+// its relevance and context sum.
+type sigDoc struct {
+	doc      uint32
+	rel, acc float64
+}
+
 // seedDoc is a document whose final relevance finalRelevances computes,
 // with what its caller keeps beside it.
 type seedDoc struct {
