@@ -18,11 +18,13 @@
 //     counted, so their tag factor is exact.
 //   - planTerms: query terms rarest first with their bounds.
 //   - seedTheta (pretheta.go, seed.go): a first lower bound of the k-th
-//     best score from documents completed before any term is read: with
-//     pushed signals every agent with signals that a tag or term reaches
-//     (completeSignals reads the postings for them alone; they are few
-//     and usually the best), which the terms then skip, and
-//     releaseSignals lets go of those whose exact score is below it.
+//     best score from documents completed before any term is read: some
+//     tag matches and documents sharing the rarest terms and, unless
+//     those already keep every document not held out, every agent with
+//     signals that a tag or term reaches (completeSignals reads the
+//     postings for them alone; they are few and usually the best), which
+//     the terms then skip; releaseSignals lets go of those whose exact
+//     score is below it.
 //   - releaseTags: tag matches that cannot reach it are let go.
 //   - scoreTerms, with tighten, scanTerm and lookupTerm: terms read one at
 //     a time; once the remaining terms cannot lift a document they alone

@@ -9,26 +9,34 @@ import (
 )
 
 // preTheta computes the final score of at most preSeedFactor times the
-// result limit documents held by a tag match without signals.
-const preSeedFactor = 8
+// result limit documents held by a tag match without signals, and of at
+// most sigSeedFactor times the limit (sigSeedMax in all) with signals.
+const (
+	preSeedFactor = 8
+	sigSeedFactor = 100
+	sigSeedMax    = 4096
+)
 
 // preTheta returns a lower bound of the final k-th best score before any
 // text posting is read (pushed signals only), so that the postings of the
-// rarest term need not all be admitted. It counts every agent with
-// signals that a tag or a term reaches, which completeSignals has
-// completed (the other factors lift them furthest, and they are few),
-// and computes the final relevance (finalRelevances) of a few other tag
-// matches and of the documents sharing the most of the rarest terms, the
-// likely best matches. A document counts when it passes the filters, is not
-// overloaded, reaches the minimum score and is sure to stay above the
-// final relevance floor, which is at most the floor times the largest
-// relevance possible. It returns -Inf when fewer than limit documents
-// qualify.
-func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, now time.Time) float64 {
+// rarest term need not all be admitted, and reports whether it completed
+// the agents with signals (completeSignals). It first computes the final
+// relevance (finalRelevances) of some tag matches, agents with signals
+// first (the other factors lift them furthest), and of the documents
+// sharing the most of the rarest terms, the likely best matches. When
+// that bound already keeps every document not held out (a document only
+// the terms reach scores at most ubNew), it stops there; otherwise it
+// completes every agent with signals that a tag or a term reaches (they
+// are few) and counts them all, listing them in s.sigs. A document counts
+// when it passes the filters, is not overloaded, reaches the minimum
+// score and is sure to stay above the final relevance floor, which is at
+// most the floor times the largest relevance possible. The bound is -Inf
+// when fewer than limit documents qualify.
+func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t *textQuery, now time.Time, ubNew float64) (float64, bool) {
 	s.sigs = s.sigs[:0]
 	budget := preSeedFactor * p.Limit
 	if budget <= 0 {
-		return math.Inf(-1)
+		return math.Inf(-1), false
 	}
 	floor := p.Floor * (p.Weights.Tag + p.Weights.Semantic)
 	nowNs := now.UnixNano()
@@ -48,37 +56,28 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 		}
 		top.offer(rel+other, p.Limit)
 	}
-	// The agents with signals, complete (completeSignals), listed in
-	// s.sigs for releaseSignals.
-	sigs := s.sigs[:0]
-	for _, d := range s.touched {
-		if x.flags[d]&flagSig == 0 {
-			continue
-		}
-		c, ok := x.relevance(s, p, d, t.idfSum)
-		if !ok {
-			continue
-		}
-		sigs = append(sigs, sigDoc{doc: d, rel: c.rel, acc: s.docs[d].acc})
-		if len(top) == p.Limit && c.rel+p.Other <= top[0] {
-			continue
-		}
-		if o, ok := other(d); ok {
-			offer(c.rel, o)
-		}
-	}
-	s.sigs = sigs
 	// try spends budget on d and keeps it, with what the factors other
 	// than relevance add, when it passes the filters and is not
-	// overloaded; their relevance is computed together (finalRelevances).
+	// overloaded, marked seeded; their relevance is computed together
+	// (finalRelevances).
 	done := s.done[:0]
 	try := func(d uint32, budget *int) {
 		*budget--
 		if o, ok := other(d); ok {
+			s.docs[d].seeded = true
 			done = append(done, seedDoc{doc: d, other: o})
 		}
 	}
-	// A few tag matches without signals.
+	// The tag matches: agents with signals first, then a few others.
+	sigBudget := min(sigSeedFactor*p.Limit, sigSeedMax)
+	for _, d := range s.touched {
+		if sigBudget <= 0 {
+			break
+		}
+		if x.flags[d]&flagSig != 0 {
+			try(d, &sigBudget)
+		}
+	}
 	for _, d := range s.touched {
 		if budget <= 0 {
 			break
@@ -88,22 +87,16 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 		}
 	}
 	// The documents that most of the rarest terms share, in the context
-	// fields or in one example. The agents with signals among them are
-	// done already, the tag matches tried; seeded marks the ones tried
-	// here, as a document may be listed more than once.
+	// fields or in one example; a document may be listed more than once.
 	if slices.ContainsFunc(t.qts, func(qt queryTerm) bool { return qt.DF > 0 }) {
 		budget = intersectSeeds
 		for _, d := range x.sharedDocs(s, t) {
 			if budget <= 0 {
 				break
 			}
-			if ds := &s.docs[d]; x.flags[d]&(flagSig|flagAlive) == flagAlive && !s.held(d) && !ds.seeded {
-				ds.seeded = true
+			if x.flags[d]&flagAlive != 0 && !s.held(d) && !s.docs[d].seeded {
 				try(d, &budget)
 			}
-		}
-		for _, sd := range done {
-			s.docs[sd.doc].seeded = false
 		}
 	}
 	x.finalRelevances(s, p, t, done)
@@ -111,7 +104,33 @@ func (x *Index) preTheta(s *scratch, p *scoring.Plan, pass func(uint32) bool, t 
 	for _, sd := range done {
 		offer(sd.rel, sd.other)
 	}
-	return kth(top, p.Limit)
+	complete := len(top) < p.Limit || ubNew >= top[0]
+	if complete {
+		// The agents with signals, complete, each counted once.
+		x.completeSignals(s, t)
+		sigs := s.sigs[:0]
+		for _, d := range s.touched {
+			if x.flags[d]&flagSig == 0 {
+				continue
+			}
+			c, ok := x.relevance(s, p, d, t.idfSum)
+			if !ok {
+				continue
+			}
+			sigs = append(sigs, sigDoc{doc: d, rel: c.rel, acc: s.docs[d].acc})
+			if s.docs[d].seeded || (len(top) == p.Limit && c.rel+p.Other <= top[0]) {
+				continue
+			}
+			if o, ok := other(d); ok {
+				offer(c.rel, o)
+			}
+		}
+		s.sigs = sigs
+	}
+	for _, sd := range done {
+		s.docs[sd.doc].seeded = false
+	}
+	return kth(top, p.Limit), complete
 }
 
 // intersectSeeds bounds the documents sharedDocs offers preTheta.

@@ -24,9 +24,10 @@ import (
 // (block-max, blocks.go), and once no document may enter, a term much
 // longer than the held set is read by looking the held documents up
 // (lookup.go). A first k-th score bound comes from documents completed
-// before any term is read (preTheta): every agent with signals that a
-// tag or a term reaches, whose postings are read first and then skipped,
-// a few other tag matches and the documents sharing the rarest terms.
+// before any term is read (preTheta): some tag matches, the documents
+// sharing the rarest terms and, unless those already close the index,
+// every agent with signals that a tag or a term reaches, whose postings
+// are read first and then skipped.
 // The relevance part (tag and semantic factors) of every admitted
 // candidate is then exact; candidates are bucketed by an upper bound of
 // their score (exact for agents without signals) and fully scored from
@@ -224,9 +225,10 @@ func (sr *searcher) planTerms() {
 
 // seedTheta sets the first lower bound of the final k-th best score. With
 // pushed signals it completes documents before any term is read
-// (preTheta); the bound holds because final scores only grow. The agents
-// with signals are complete from then on (sigDone), and those below the
-// bound are let go (releaseSignals). With pulled signals nothing is
+// (preTheta); the bound holds because final scores only grow. When
+// preTheta completed the agents with signals, they are complete from
+// then on (sigDone), and those below the bound are let go
+// (releaseSignals). With pulled signals nothing is
 // known before scoring: theta stays -Inf and every agent is bounded as
 // one with signals.
 func (sr *searcher) seedTheta() {
@@ -238,10 +240,16 @@ func (sr *searcher) seedTheta() {
 	if sr.signals != nil {
 		sr.zeroOther = p.Other
 	} else if !p.FilterOnly && len(sr.qts) > 0 {
-		x.completeSignals(sr.s, &sr.tq)
-		sr.sigDone = flagSig
-		sr.theta = x.preTheta(sr.s, p, sr.pass, &sr.tq, sr.now)
-		sr.releaseSignals()
+		// What a document only the terms reach scores at most, as
+		// tighten bounds it before the first term.
+		ctx, ex := restBounds(sr.qts)
+		ubNew := p.Weights.Semantic*x.cfg.SemanticBound(ctx, sr.tq.idfSum, ex, sr.tq.exIdfSum) + 1e-9 + p.Other
+		var complete bool
+		sr.theta, complete = x.preTheta(sr.s, p, sr.pass, &sr.tq, sr.now, ubNew)
+		if complete {
+			sr.sigDone = flagSig
+			sr.releaseSignals()
+		}
 	}
 }
 
