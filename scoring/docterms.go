@@ -53,6 +53,12 @@ type TermCounts struct {
 	pids  []int32
 	ptfs  []uint8
 	pends []passageEnd
+	// What AnalyzeDoc returns in DocTerms.Terms and Examples, reused by
+	// the next document.
+	outTerms []TermTF
+	outEx    []ExampleTerms
+	outExT   []string
+	outExTF  []uint8
 }
 
 // passageEnd closes a passage in TermCounts.pids.
@@ -67,7 +73,8 @@ func NewTermCounts() *TermCounts {
 }
 
 // AnalyzeDoc tokenizes every field of d. It runs outside any lock. tc
-// is the working state to use, or nil.
+// is the working state to use, or nil; the Terms and Examples of what it
+// returns are tc's, valid until tc analyses another document.
 func (c *Model) AnalyzeDoc(d *Doc, tc *TermCounts) DocTerms {
 	var out DocTerms
 	if tc == nil {
@@ -176,12 +183,12 @@ func (tc *TermCounts) countField(lens *[NumFields]uint16, f int, s string) {
 
 // docTerms returns the terms countField counted and empties the counts.
 func (tc *TermCounts) docTerms() []TermTF {
-	out := make([]TermTF, len(tc.doc))
-	for i, id := range tc.doc {
-		out[i] = TermTF{tc.memo.terms[id], tc.tf[id]}
+	out := tc.outTerms[:0]
+	for _, id := range tc.doc {
+		out = append(out, TermTF{tc.memo.terms[id], tc.tf[id]})
 		tc.tf[id] = 0
 	}
-	tc.doc = tc.doc[:0]
+	tc.doc, tc.outTerms = tc.doc[:0], out
 	return out
 }
 
@@ -222,18 +229,18 @@ func (tc *TermCounts) passages() []ExampleTerms {
 	if len(tc.pends) == 0 {
 		return nil
 	}
-	out := make([]ExampleTerms, len(tc.pends))
-	terms := make([]string, len(tc.pids))
-	for i, id := range tc.pids {
-		terms[i] = tc.memo.terms[id]
+	out, terms := tc.outEx[:0], tc.outExT[:0]
+	for _, id := range tc.pids {
+		terms = append(terms, tc.memo.terms[id])
 	}
-	tfs := slices.Clone(tc.ptfs)
+	tfs := append(tc.outExTF[:0], tc.ptfs...)
 	start := 0
-	for i, p := range tc.pends {
-		out[i] = ExampleTerms{Terms: terms[start:p.end:p.end], TFs: tfs[start:p.end:p.end], N: p.n}
+	for _, p := range tc.pends {
+		out = append(out, ExampleTerms{Terms: terms[start:p.end:p.end], TFs: tfs[start:p.end:p.end], N: p.n})
 		start = p.end
 	}
 	tc.pids, tc.ptfs, tc.pends = tc.pids[:0], tc.ptfs[:0], tc.pends[:0]
+	tc.outEx, tc.outExT, tc.outExTF = out, terms, tfs
 	return out
 }
 

@@ -93,7 +93,7 @@ func (n *Naive) Upsert(d Doc) error {
 		tc = NewTermCounts()
 	}
 	dt := n.cfg.AnalyzeDoc(&d, tc)
-	n.tcPool.Put(tc)
+	defer n.tcPool.Put(tc) // after the terms are copied: dt's terms are tc's
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.remove(d.ID)

@@ -59,12 +59,18 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-func BenchmarkUpsert(b *testing.B) {
+// syntheticDocs returns n synthetic cards (seed 2).
+func syntheticDocs(n int) []scoring.Doc {
 	g := synthetic.New(2)
-	docs := make([]scoring.Doc, 4096)
+	docs := make([]scoring.Doc, n)
 	for i := range docs {
 		docs[i] = g.Doc(i)
 	}
+	return docs
+}
+
+func BenchmarkUpsert(b *testing.B) {
+	docs := syntheticDocs(4096)
 	x, _ := index.New(scoring.WithTags(tag.Default()))
 	i := 0
 	for b.Loop() {
@@ -78,11 +84,7 @@ func BenchmarkUpsert(b *testing.B) {
 // BenchmarkAnalyzeDoc measures the analysis of a card alone, the part
 // of an upsert that runs outside the index's lock.
 func BenchmarkAnalyzeDoc(b *testing.B) {
-	g := synthetic.New(2)
-	docs := make([]scoring.Doc, 4096)
-	for i := range docs {
-		docs[i] = g.Doc(i)
-	}
+	docs := syntheticDocs(4096)
 	m, _ := scoring.NewModel(scoring.WithTags(tag.Default()))
 	tc := scoring.NewTermCounts()
 	i := 0

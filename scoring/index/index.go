@@ -236,7 +236,7 @@ func (x *Index) Upsert(d scoring.Doc) error {
 		tc = scoring.NewTermCounts()
 	}
 	dt := x.cfg.AnalyzeDoc(&d, tc)
-	x.tfPool.Put(tc)
+	defer x.tfPool.Put(tc) // after insert: dt's terms are tc's
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if old, ok := x.byID[d.ID]; ok {
