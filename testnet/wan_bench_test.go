@@ -411,11 +411,14 @@ func (w *wanNet) card(b *testing.B, k int, seq uint64) *adp.Card {
 // with the network: before these changes, at load 5 to 17 (0.33 to 0.70
 // of a core), 100 % took 658 to 1,784 ms while mesh-bound stayed at 171
 // to 185 ms, set-up took 2 to 4 min, and one DHT p99 reached 6,971 ms
-// (2.6x its goal). At 1,000 nodes (before the two changes; seed 1, 3
-// cards, load 4 to 8; set-up 5 min, peak RSS 7.9 GB, 42 connections a
-// node): 100 % in 448 ms, bound 112 ms (3 hops), mesh-bound 191 ms
-// (1.71x); DHT get p50 1,273 ms, p99 5,683 ms against a goal of 2,990
-// ms (1.9x).
+// (2.6x its goal). At 1,000 nodes (seed 1, 3 cards, load below 1;
+// set-up 2 min 33 s, peak RSS 9.4 GB, 41 connections a node, 3 hops):
+// 95 % in 521 ms, 100 % in 646 ms against a bound of 114 ms (5.7x) and
+// hops x mean of 150 ms (4.3x), mesh-bound 206 ms (1.81x), with the
+// process using 1.83 of the 2 cores: at this size the simulation is
+// bound by the CPU, not by the network. DHT get p50 395 ms, p99 635 ms
+// against a goal of 2,990 ms (before the two changes: 1,273 and 5,683
+// ms, at load 4 to 8).
 //
 // It is a benchmark, not a timed test: it asserts only that every card
 // arrives and every get answers.
