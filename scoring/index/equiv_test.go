@@ -175,14 +175,6 @@ func TestCompaction(t *testing.T) {
 // and the naive scan still agree on cards whose description and input
 // schema run to hundreds of words.
 func TestLongFieldsEqualNaive(t *testing.T) {
-	x, err := index.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nv, err := scoring.NewNaive()
-	if err != nil {
-		t.Fatal(err)
-	}
 	words := strings.Fields("translate transcribe summarize classify detect image speech table invoice contract " +
 		"weather flight hotel stock chart code review search email calendar")
 	r := rand.New(rand.NewPCG(3, 4))
@@ -194,24 +186,16 @@ func TestLongFieldsEqualNaive(t *testing.T) {
 		}
 		return b.String()
 	}
+	var docs []scoring.Doc
 	for i := range 200 {
-		d := scoring.Doc{ID: fmt.Sprintf("agent-%03d", i), Name: text(1 + i%3), Description: text(20 + (i%7)*60),
-			Tools: []scoring.ToolText{{Name: text(1), Description: text(5), InputProps: []string{text(10 + (i%5)*80)}}}}
-		if err := x.Upsert(d); err != nil {
-			t.Fatal(err)
-		}
-		if err := nv.Upsert(d); err != nil {
-			t.Fatal(err)
-		}
+		docs = append(docs, scoring.Doc{ID: fmt.Sprintf("agent-%03d", i), Name: text(1 + i%3), Description: text(20 + (i%7)*60),
+			Tools: []scoring.ToolText{{Name: text(1), Description: text(5), InputProps: []string{text(10 + (i%5)*80)}}}})
 	}
-	now := time.Now()
+	x, nv := engines(t, docs)
 	for _, q := range []string{"translate", "classify image", "invoice contract table", "w7 speech", "flight hotel weather w12"} {
-		query := scoring.Query{Text: q, Limit: 20}
-		want := nv.Search(query, nil, now).Hits
-		if len(want) == 0 {
+		if r := search(t, x, nv, scoring.Query{Text: q, Limit: 20}, nil); len(r.Hits) == 0 {
 			t.Fatalf("%q: no hits, nothing compared", q)
 		}
-		sameHits(t, x.Search(query, nil, now).Hits, want)
 	}
 }
 
@@ -220,14 +204,6 @@ func TestLongFieldsEqualNaive(t *testing.T) {
 // sentences, and a card that says its description twice scores as the
 // same card saying it once.
 func TestRepeatedSentencesEqualNaive(t *testing.T) {
-	x, err := index.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nv, err := scoring.NewNaive()
-	if err != nil {
-		t.Fatal(err)
-	}
 	pool := []string{"Translate invoices into German.", "Summarize long contracts!", "Classify images of receipts.",
 		"Detect speech in recordings?", "Returns a JSON report.", "Search flights and hotels.\n", "translate  INVOICES into german."}
 	r := rand.New(rand.NewPCG(5, 6))
@@ -239,31 +215,20 @@ func TestRepeatedSentencesEqualNaive(t *testing.T) {
 		}
 		return b.String()
 	}
-	upsert := func(d scoring.Doc) {
-		t.Helper()
-		if err := x.Upsert(d); err != nil {
-			t.Fatal(err)
-		}
-		if err := nv.Upsert(d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	var docs []scoring.Doc
 	for i := range 120 {
-		upsert(scoring.Doc{ID: fmt.Sprintf("agent-%03d", i), Name: text(1), Description: text(1 + i%6),
+		docs = append(docs, scoring.Doc{ID: fmt.Sprintf("agent-%03d", i), Name: text(1), Description: text(1 + i%6),
 			Tools: []scoring.ToolText{{Name: "report", Description: text(2)}, {Name: "export", Description: text(2)}}})
 	}
-	upsert(scoring.Doc{ID: "once", Description: "Transcribe voicemail. Route urgent calls."})
-	upsert(scoring.Doc{ID: "twice", Description: "Transcribe voicemail. Route urgent calls. Transcribe voicemail. Route urgent calls."})
-	now := time.Now()
+	docs = append(docs, scoring.Doc{ID: "once", Description: "Transcribe voicemail. Route urgent calls."},
+		scoring.Doc{ID: "twice", Description: "Transcribe voicemail. Route urgent calls. Transcribe voicemail. Route urgent calls."})
+	x, nv := engines(t, docs)
 	for _, q := range []string{"translate invoices", "json report", "classify receipts speech", "flights hotels contracts", "transcribe voicemail"} {
-		query := scoring.Query{Text: q, Limit: 50}
-		want := nv.Search(query, nil, now).Hits
-		if len(want) == 0 {
+		if r := search(t, x, nv, scoring.Query{Text: q, Limit: 50}, nil); len(r.Hits) == 0 {
 			t.Fatalf("%q: no hits, nothing compared", q)
 		}
-		sameHits(t, x.Search(query, nil, now).Hits, want)
 	}
-	hits := x.Search(scoring.Query{Text: "transcribe voicemail", Limit: 10}, nil, now).Hits
+	hits := x.Search(scoring.Query{Text: "transcribe voicemail", Limit: 10}, nil, t0).Hits
 	if len(hits) != 2 || hits[0].Score != hits[1].Score {
 		t.Fatalf("once and twice: hits %+v, want two with one score", hits)
 	}
