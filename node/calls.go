@@ -56,7 +56,7 @@ func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error)
 	if err != nil {
 		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(p, err))
 	}
-	n.keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: c.ID, Owner: p, Network: n.networkOf(p)})
+	n.keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: c.ID, Owner: p, Network: n.networkOf(p), SyncLater: true})
 	return c, nil
 }
 

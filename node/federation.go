@@ -109,7 +109,7 @@ func (n *Node) discoverNetwork(ctx context.Context, req *adp.DiscoverRequest) (*
 	// store's feed to index them, so the local ranking sees them too.
 	var fresh []*adp.Card
 	for _, f := range remote {
-		if n.keep(ctx, f.Card, intake.From{Source: store.SourceImport, Origin: f.Result.OriginService, GapsOnly: true}) {
+		if n.keep(ctx, f.Card, intake.From{Source: store.SourceImport, Origin: f.Result.OriginService, GapsOnly: true, SyncLater: true}) {
 			fresh = append(fresh, f.Card)
 		}
 	}

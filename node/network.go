@@ -221,13 +221,13 @@ func (n *Node) putDHT(ctx context.Context, c *adp.Card) {
 // already held (gossip.OnRefresh): the same card again renews its
 // freshness and keeps its provenance.
 func (n *Node) onGossipCard(c *adp.Card, from peer.ID) {
-	n.keep(n.ctx, c, intake.From{Source: store.SourceGossip, Origin: adp.AgentID(from), Owner: from, Network: n.networkOf(from)})
+	n.keep(n.ctx, c, intake.From{Source: store.SourceGossip, Origin: adp.AgentID(from), Owner: from, Network: n.networkOf(from), SyncLater: true})
 }
 
 // onDHTCard keeps a card the DHT fetched or received, checked by its
 // validator through the intake's check.
 func (n *Node) onDHTCard(c *adp.Card) {
-	n.keep(n.ctx, c, intake.From{Source: store.SourceDHT})
+	n.keep(n.ctx, c, intake.From{Source: store.SourceDHT, SyncLater: true})
 }
 
 // keep hands a checked card to the intake and reports whether it became

@@ -97,7 +97,11 @@
 // An acknowledged write survives kill -9 (tested with a SIGKILLed
 // subprocess) and power loss, with one narrow exception: a commit whose
 // memtable Badger rotates out just before the sync reaches the disk when
-// that memtable is flushed, moments later, not at the sync. Open scans and re-parses the
+// that memtable is flushed, moments later, not at the sync. A PutCard with
+// SyncLater, for a card nobody is told was stored (relayed by gossip,
+// pulled from a peer, the DHT or a directory), returns after the commit
+// and starts that sync in the background: it survives kill -9 as well,
+// and power loss once the sync has run. Open scans and re-parses the
 // stored cards (without re-verifying signatures: they were verified before
 // they were stored, and the data directory is trusted) to count them. A
 // value that fails to decode is logged, counted (Metrics.Corrupt), listed

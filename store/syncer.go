@@ -15,6 +15,7 @@ type syncer struct {
 	running bool
 	waiting int   // callers parked on a running sync
 	err     error // result of the latest finished sync
+	queued  bool  // a sync asked for by soon has not begun waiting yet
 }
 
 func newSyncer(sync func() error) *syncer {
@@ -48,4 +49,25 @@ func (y *syncer) wait() error {
 		y.cond.Broadcast()
 	}
 	return y.err
+}
+
+// soon makes the writes committed before the call durable without waiting
+// for them: it hands spawn a function that syncs (as wait does, sharing
+// the sync with other callers) and returns its error. A call while such a
+// function is queued and has not started waiting asks for nothing more:
+// that one covers its writes too, so at most one is queued at a time.
+func (y *syncer) soon(spawn func(sync func() error)) {
+	y.mu.Lock()
+	if y.queued {
+		y.mu.Unlock()
+		return
+	}
+	y.queued = true
+	y.mu.Unlock()
+	spawn(func() error {
+		y.mu.Lock()
+		y.queued = false // writes from here on queue a sync of their own
+		y.mu.Unlock()
+		return y.wait()
+	})
 }

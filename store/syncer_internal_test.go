@@ -1,12 +1,17 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/adpnode/adpnode/adp"
 )
 
 // TestSyncerGroupsWaiters: waiters that arrive while a sync runs share one
@@ -75,5 +80,115 @@ func TestSyncerReportsError(t *testing.T) {
 	fail = false
 	if err := y.wait(); err != nil {
 		t.Fatalf("a later good sync still reports %v", err)
+	}
+}
+
+// TestSyncerSoon: soon hands out one sync at a time while it is queued,
+// and a call after the queued sync has started asks for another, which
+// runs after it (so it covers the writes committed meanwhile).
+func TestSyncerSoon(t *testing.T) {
+	var calls atomic.Int32
+	y := newSyncer(func() error { calls.Add(1); return nil })
+	var queued []func() error
+	spawn := func(f func() error) { queued = append(queued, f) }
+	y.soon(spawn)
+	y.soon(spawn)
+	y.soon(spawn)
+	if len(queued) != 1 {
+		t.Fatalf("%d syncs queued by three calls before any started, want 1", len(queued))
+	}
+	if err := queued[0](); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls.Load(); got != 1 {
+		t.Fatalf("%d syncs run, want 1", got)
+	}
+	y.soon(spawn)
+	if len(queued) != 2 {
+		t.Fatalf("a call after the queued sync ran queued %d in all, want 2", len(queued))
+	}
+	if err := queued[1](); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("%d syncs run, want 2", got)
+	}
+}
+
+// TestPutSyncLater: a put with SyncLater returns while the disk sync it
+// started is still running; a put without it returns only after a sync
+// that began after its write.
+func TestPutSyncLater(t *testing.T) {
+	s, err := Open("", WithInMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	entered := make(chan struct{}, 4)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	s.syncer = newSyncer(func() error {
+		calls.Add(1)
+		entered <- struct{}{}
+		<-release
+		return nil
+	})
+	sk, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := func(name string) *adp.Card {
+		c := &adp.Card{Name: name}
+		if err := c.Sign(sk); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ctx := context.Background()
+	c1 := card("alpha")
+	later := make(chan error, 1)
+	go func() {
+		stored, err := s.PutCard(ctx, c1, SourceGossip, "", SyncLater())
+		if err == nil && !stored {
+			err = errors.New("not stored")
+		}
+		later <- err
+	}()
+	<-entered // the background sync it started is running, blocked
+	select {
+	case err := <-later:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the SyncLater put waits for the blocked sync")
+	}
+	if s.Held(c1.ID) == nil {
+		t.Fatal("the card put with SyncLater is not held")
+	}
+
+	sk, _, err = crypto.GenerateEd25519Key(nil) // another agent
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := card("beta")
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.PutCard(ctx, c2, SourceImport, "api")
+		done <- err
+	}()
+	release <- struct{}{} // the first sync ends; it began before c2's write
+	<-entered             // c2's put runs a sync of its own
+	select {
+	case err := <-done:
+		t.Fatalf("the acknowledged put returned (%v) before its own sync ended", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("%d syncs, want 2", got)
 	}
 }

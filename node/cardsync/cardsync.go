@@ -386,7 +386,7 @@ func (s *Syncer) Sync(ctx context.Context, p peer.ID) error {
 	}
 	list = list[:min(len(list), s.cfg.maxCards)]
 	newer, ownSeen := s.selectNewer(list)
-	from := intake.From{Source: store.SourceImport, Origin: adp.AgentID(p), GapsOnly: true}
+	from := intake.From{Source: store.SourceImport, Origin: adp.AgentID(p), GapsOnly: true, SyncLater: true}
 	for _, raw := range newer {
 		s.admit(ctx, raw, from)
 	}

@@ -42,6 +42,11 @@ type From struct {
 	// not supersede, leaving a held copy's freshness and provenance alone
 	// (a sync from a peer fills gaps, it does not vouch for freshness).
 	GapsOnly bool
+	// SyncLater stores the card without waiting for the disk
+	// (store.SyncLater): set where nobody is told the card was stored and
+	// the network would send it again (gossip, the DHT, a sync from a
+	// peer, a fetch from its owner or a directory).
+	SyncLater bool
 }
 
 // Stats counts an Intake's work since New.
@@ -165,7 +170,11 @@ func (in *Intake) Keep(ctx context.Context, c *adp.Card, from From) (bool, error
 			return false, nil
 		}
 	}
-	stored, err := in.store.PutCard(ctx, c, from.Source, from.Origin, store.KnownHeld(h), store.FromNetwork(from.Network))
+	opts := []store.PutOption{store.KnownHeld(h), store.FromNetwork(from.Network)}
+	if from.SyncLater {
+		opts = append(opts, store.SyncLater())
+	}
+	stored, err := in.store.PutCard(ctx, c, from.Source, from.Origin, opts...)
 	if err != nil {
 		return false, fmt.Errorf("intake: store %s card: %w", from.Source, err)
 	}
