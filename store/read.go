@@ -157,6 +157,37 @@ func (s *Store) Held(agentID string) *adp.Card {
 	return c
 }
 
+// HoldsExactly reports whether the card that decides for agentID (as in
+// Held) is stored with exactly the bytes raw. It reads the record without
+// parsing the card: the cheap answer for a card offered again, which a
+// sync from a peer mostly is.
+func (s *Store) HoldsExactly(agentID string, raw []byte) bool {
+	id, err := s.normalize(agentID)
+	if err != nil || s.begin() != nil {
+		return false
+	}
+	defer s.end()
+	same := false
+	_ = s.db.View(func(txn *badger.Txn) error {
+		for _, k := range [][]byte{cardKey(id), tombstoneKey(id)} {
+			item, err := txn.Get(k)
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			return item.Value(func(v []byte) error {
+				_, held, err := decodeRecord(v)
+				same = err == nil && bytes.Equal(held, raw)
+				return nil
+			})
+		}
+		return nil
+	})
+	return same
+}
+
 // Tombstone returns the revocation held for agentID, or ErrNotFound.
 func (s *Store) Tombstone(ctx context.Context, agentID string) (*Record, error) {
 	id, err := s.enter(ctx, agentID)

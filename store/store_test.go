@@ -446,3 +446,31 @@ func ExampleStore_Subscribe() {
 	fmt.Println(ch.Kind, len(mirror), mirror[c.ID].Card.Name)
 	// Output: upserted 1 echo
 }
+
+// TestHoldsExactly: true only for the held card's own bytes, the live
+// card's or the revocation's, and for no other agent or version.
+func TestHoldsExactly(t *testing.T) {
+	s := openMem(t)
+	sk := newKey(t)
+	v1 := makeCard(t, sk, cardSpec{seq: 1})
+	if s.HoldsExactly(v1.ID, v1.Raw()) {
+		t.Fatal("an empty store holds the card")
+	}
+	put(t, s, v1, store.SourceGossip)
+	if !s.HoldsExactly(v1.ID, v1.Raw()) {
+		t.Fatal("the stored card's bytes are not recognised")
+	}
+	v2 := makeCard(t, sk, cardSpec{seq: 2})
+	if s.HoldsExactly(v2.ID, v2.Raw()) {
+		t.Fatal("a newer version counts as held")
+	}
+	other := makeCard(t, newKey(t), cardSpec{seq: 1})
+	if s.HoldsExactly(other.ID, v1.Raw()) || s.HoldsExactly("not an id", v1.Raw()) {
+		t.Fatal("the bytes count as held for another agent")
+	}
+	rev := makeCard(t, sk, cardSpec{seq: 3, revoke: true})
+	put(t, s, rev, store.SourceGossip)
+	if !s.HoldsExactly(rev.ID, rev.Raw()) || s.HoldsExactly(v1.ID, v1.Raw()) {
+		t.Fatal("after the revocation, its bytes and only they are held")
+	}
+}

@@ -1,6 +1,7 @@
 package cardsync
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,20 +20,29 @@ import (
 )
 
 // Fetch asks peer p for the signed cards it holds.
-type Fetch func(ctx context.Context, p peer.ID) ([]json.RawMessage, error)
+type Fetch func(ctx context.Context, p peer.ID) ([]Entry, error)
+
+// Entry is one card of a peer's list: its bytes, and the agent id the peer
+// lists it under ("" when unknown). The id only lets a card the node holds
+// with the very same bytes be skipped unparsed (those bytes name their
+// agent themselves); any other card is parsed and verified.
+type Entry struct {
+	ID   string
+	Card json.RawMessage
+}
 
 // Discover is the Fetch of adpnode nodes: adp.discover through cl with no
 // criteria and full detail, so every card the peer holds, best first, at
 // most adp.MaxDiscoverLimit (the reply bounded by cl's response limit).
 func Discover(cl *aitp.Client) Fetch {
-	return func(ctx context.Context, p peer.ID) ([]json.RawMessage, error) {
+	return func(ctx context.Context, p peer.ID) ([]Entry, error) {
 		resp, err := service.Discover(ctx, cl, p, AllCards())
 		if err != nil {
 			return nil, err
 		}
-		out := make([]json.RawMessage, 0, min(len(resp.Results), adp.MaxDiscoverLimit))
+		out := make([]Entry, 0, min(len(resp.Results), adp.MaxDiscoverLimit))
 		for _, r := range resp.Results[:min(len(resp.Results), adp.MaxDiscoverLimit)] {
-			out = append(out, r.AgentCard)
+			out = append(out, Entry{ID: r.ID, Card: r.AgentCard})
 		}
 		return out, nil
 	}
@@ -48,6 +58,7 @@ func AllCards() *adp.DiscoverRequest {
 // Intake is the part of a node's intake (node/intake) a Syncer uses.
 type Intake interface {
 	Held(agentID string) *adp.Card
+	HoldsExactly(agentID string, raw []byte) bool
 	Admit(ctx context.Context, raw []byte, from intake.From) (*adp.Card, bool, error)
 }
 
@@ -400,26 +411,34 @@ func (s *Syncer) Sync(ctx context.Context, p peer.ID) error {
 // selectNewer is phase 2: the entries that parse and supersede the held
 // card, unverified. ownSeen reports whether the list holds the own card
 // at its current version (or newer), when the Republish option is set.
-func (s *Syncer) selectNewer(list []json.RawMessage) (newer []json.RawMessage, ownSeen bool) {
+func (s *Syncer) selectNewer(list []Entry) (newer []json.RawMessage, ownSeen bool) {
 	var own *adp.Card
 	if s.cfg.own != nil {
 		own = s.cfg.own()
 	}
-	for _, raw := range list {
-		c, err := adp.ParseCard(raw)
+	for _, e := range list {
+		if own != nil && e.ID == own.ID && bytes.Equal(e.Card, own.Raw()) {
+			ownSeen = true // the own card's very bytes
+			continue
+		}
+		if e.ID != "" && s.in.HoldsExactly(e.ID, e.Card) {
+			s.skipped.Add(1) // the held card itself: not parsed again
+			continue
+		}
+		c, err := adp.ParseCard(e.Card)
 		if err != nil {
 			s.skipped.Add(1)
 			continue
 		}
 		if own != nil && c.ID == own.ID {
-			ownSeen = adp.Compare(c, own) >= 0
+			ownSeen = ownSeen || adp.Compare(c, own) >= 0
 			continue
 		}
 		if h := s.in.Held(c.ID); h != nil && adp.Compare(c, h) <= 0 {
 			s.skipped.Add(1)
 			continue
 		}
-		newer = append(newer, raw)
+		newer = append(newer, e.Card)
 	}
 	return newer, ownSeen || own == nil
 }

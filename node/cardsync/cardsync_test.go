@@ -3,7 +3,6 @@ package cardsync_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -64,17 +63,17 @@ func newIntake(t *testing.T, self agent, cards ...*adp.Card) (*intake.Intake, *s
 	return intake.New(s, adp.AgentID(self.id)), s
 }
 
-func list(cards ...*adp.Card) []json.RawMessage {
-	out := make([]json.RawMessage, len(cards))
+func list(cards ...*adp.Card) []cardsync.Entry {
+	out := make([]cardsync.Entry, len(cards))
 	for i, c := range cards {
-		out[i] = c.Raw()
+		out[i] = cardsync.Entry{ID: c.ID, Card: c.Raw()}
 	}
 	return out
 }
 
 // fixed answers every fetch with l.
-func fixed(l []json.RawMessage) cardsync.Fetch {
-	return func(context.Context, peer.ID) ([]json.RawMessage, error) { return l, nil }
+func fixed(l []cardsync.Entry) cardsync.Fetch {
+	return func(context.Context, peer.ID) ([]cardsync.Entry, error) { return l, nil }
 }
 
 func newSyncer(t *testing.T, f cardsync.Fetch, in cardsync.Intake, opts ...cardsync.Option) *cardsync.Syncer {
@@ -122,13 +121,52 @@ func TestSyncNewerOnly(t *testing.T) {
 	}
 }
 
+// heldCounter is an intake that counts the held cards it decodes.
+type heldCounter struct {
+	*intake.Intake
+	held atomic.Int32
+}
+
+func (h *heldCounter) Held(id string) *adp.Card {
+	h.held.Add(1)
+	return h.Intake.Held(id)
+}
+
+// TestSyncSkipsHeldBytes: an entry with the held card's very bytes is
+// skipped without decoding the held card; an entry whose id hint names
+// another agent is still parsed by its own bytes, and stored when newer.
+func TestSyncSkipsHeldBytes(t *testing.T) {
+	self, a, b := newAgent(t), newAgent(t), newAgent(t)
+	held := a.card(t, 2)
+	base, st := newIntake(t, self, held, b.card(t, 1))
+	in := &heldCounter{Intake: base}
+	newerB := b.card(t, 4)
+	l := []cardsync.Entry{
+		{ID: held.ID, Card: held.Raw()},
+		{ID: held.ID, Card: newerB.Raw()}, // a wrong hint: the bytes are b's
+	}
+	s := newSyncer(t, fixed(l), in)
+	if err := s.Sync(context.Background(), a.id); err != nil {
+		t.Fatal(err)
+	}
+	if got := seqHeld(st, adp.AgentID(b.id)); got != 4 {
+		t.Errorf("b held at seq %d, want 4", got)
+	}
+	if got := s.Stats(); got.Skipped != 1 || got.Stored != 1 {
+		t.Errorf("stats %+v, want 1 skipped, 1 stored", got)
+	}
+	if n := in.held.Load(); n != 1 {
+		t.Errorf("%d held cards decoded, want 1 (b's only)", n)
+	}
+}
+
 // TestSyncDropsUnverified: a newer card whose signature does not verify
 // is dropped by the intake and the held card stays.
 func TestSyncDropsUnverified(t *testing.T) {
 	self, a := newAgent(t), newAgent(t)
 	in, st := newIntake(t, self, a.card(t, 1))
 	forged := bytes.Replace(a.card(t, 5).Raw(), []byte("alpha"), []byte("alphb"), 1)
-	s := newSyncer(t, fixed([]json.RawMessage{forged}), in)
+	s := newSyncer(t, fixed([]cardsync.Entry{{ID: adp.AgentID(a.id), Card: forged}}), in)
 	if err := s.Sync(context.Background(), a.id); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +183,7 @@ func TestSyncFetchError(t *testing.T) {
 	self, a := newAgent(t), newAgent(t)
 	in, _ := newIntake(t, self)
 	boom := errors.New("boom")
-	s := newSyncer(t, func(context.Context, peer.ID) ([]json.RawMessage, error) { return nil, boom }, in)
+	s := newSyncer(t, func(context.Context, peer.ID) ([]cardsync.Entry, error) { return nil, boom }, in)
 	if err := s.Sync(context.Background(), a.id); !errors.Is(err, boom) {
 		t.Fatalf("Sync = %v, want %v", err, boom)
 	}
@@ -172,7 +210,7 @@ func newRecorder(hold bool) *recorder {
 	return r
 }
 
-func (r *recorder) fetch(ctx context.Context, p peer.ID) ([]json.RawMessage, error) {
+func (r *recorder) fetch(ctx context.Context, p peer.ID) ([]cardsync.Entry, error) {
 	n := r.cur.Add(1)
 	defer r.cur.Add(-1)
 	for {
@@ -289,7 +327,7 @@ func TestBehindRepublishes(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		list   []json.RawMessage
+		list   []cardsync.Entry
 		behind uint64
 	}{
 		{"current", list(own), 0},
@@ -373,7 +411,7 @@ func TestRounds(t *testing.T) {
 		mu    sync.Mutex
 		order []peer.ID
 	)
-	fetch := func(_ context.Context, x peer.ID) ([]json.RawMessage, error) {
+	fetch := func(_ context.Context, x peer.ID) ([]cardsync.Entry, error) {
 		mu.Lock()
 		order = append(order, x)
 		mu.Unlock()
@@ -400,7 +438,7 @@ func TestConnectedRetries(t *testing.T) {
 	self, p := newAgent(t), newAgent(t)
 	in, _ := newIntake(t, self)
 	var calls atomic.Int32
-	fail := func(context.Context, peer.ID) ([]json.RawMessage, error) {
+	fail := func(context.Context, peer.ID) ([]cardsync.Entry, error) {
 		calls.Add(1)
 		return nil, errors.New("busy")
 	}

@@ -130,6 +130,12 @@ func (in *Intake) Held(agentID string) *adp.Card {
 	return c
 }
 
+// HoldsExactly reports whether the node holds agentID's card with exactly
+// the bytes raw (store.Store.HoldsExactly), without parsing it.
+func (in *Intake) HoldsExactly(agentID string, raw []byte) bool {
+	return in.store.HoldsExactly(agentID, raw)
+}
+
 // hint returns and forgets the held card Held last returned for id.
 func (in *Intake) hint(id string) *adp.Card {
 	in.hintMu.Lock()
