@@ -169,3 +169,41 @@ func benchAgainstEd25519(b *testing.B, c *adp.Card, op func()) {
 	b.ReportMetric(perOp/perBase, "x_ed25519")
 	b.ReportMetric(perBase, "ed25519_ns")
 }
+
+// BenchmarkDiscoverResponseEncode encodes the answer to a card sync's
+// request (100 results of full detail, the largest list a peer asks for)
+// by the response's MarshalJSON, as the service does, against the
+// baseline json.Marshal, which scans that output again to validate and
+// compact it. Report: ns/op of each and the baseline's ratio.
+func BenchmarkDiscoverResponseEncode(b *testing.B) {
+	c := benchCard(b)
+	resp := &adp.DiscoverResponse{}
+	for i := range adp.MaxDiscoverLimit {
+		resp.Results = append(resp.Results, adp.DiscoverResult{
+			AgentCard: c.Raw(), ID: c.ID, Name: c.Name, Score: 1 / float64(i+1),
+			MatchedTags: []string{},
+		})
+	}
+	var base, own time.Duration
+	b.Run("json.Marshal", func(b *testing.B) {
+		start := time.Now()
+		for b.Loop() {
+			if _, err := json.Marshal(resp); err != nil {
+				b.Fatal(err)
+			}
+		}
+		base = time.Since(start) / time.Duration(b.N)
+	})
+	b.Run("MarshalJSON", func(b *testing.B) {
+		start := time.Now()
+		for b.Loop() {
+			if _, err := resp.MarshalJSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		own = time.Since(start) / time.Duration(b.N)
+		if own > 0 && base > 0 {
+			b.ReportMetric(float64(base)/float64(own), "x_faster_than_json.Marshal")
+		}
+	})
+}

@@ -250,3 +250,27 @@ func TestParseDiscoverRequestStrict(t *testing.T) {
 		t.Fatalf("lenient request: %v %v", err, r)
 	}
 }
+
+// TestDiscoverResponseMarshalJSONAsMarshal: the response's MarshalJSON,
+// which the service sends as is, gives json.Marshal's bytes: compact, a
+// card sent with insignificant white space included.
+func TestDiscoverResponseMarshalJSONAsMarshal(t *testing.T) {
+	resp := &adp.DiscoverResponse{Results: []adp.DiscoverResult{{
+		AgentCard: json.RawMessage("{ \"id\" : \"agent://x\",\n \"name\": \"x\" }"),
+		ID:        "agent://x", Name: "x", Score: 0.5, MatchedTags: []string{"a/b"},
+	}}}
+	want, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := resp.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("MarshalJSON:\n%s\njson.Marshal:\n%s", got, want)
+	}
+	if strings.ContainsAny(string(got), " \n") {
+		t.Fatalf("not compact: %s", got)
+	}
+}

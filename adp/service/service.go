@@ -328,7 +328,10 @@ func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *
 	if resp.Results == nil {
 		resp.Results = []adp.DiscoverResult{}
 	}
-	b, err := json.Marshal(resp)
+	// The response's own MarshalJSON: json.Marshal would scan its output
+	// once more to validate and compact it, the largest part of serving a
+	// card sync's list.
+	b, err := resp.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("adp/service: encode discover response: %w", err)
 	}
