@@ -30,8 +30,9 @@
 // the discovery index and follows its change feed, serves the HTTP API,
 // connects to the bootstrap peers, bootstraps the DHT and announces the
 // card: to every peer identified as speaking AITP (adp.advertise, at
-// once, including the peers identified before Start), on the gossip topic (when it has peers, again about 0.5, 1, 2 ...
-// 32 s later while the network forms, then every GossipInterval), in the
+// once, including the peers identified before Start), on the gossip topic
+// (when it has peers, again about 0.5 s after the first one, then every
+// GossipInterval and whenever a card sync finds a peer without it), in the
 // DHT, and to the directory peers it finds (every minute). About 0.5 and
 // 2 s after its first peer it also pulls the cards its bootstrap peers
 // hold (adp.discover with no criteria, at most 100, each verified). The
