@@ -16,6 +16,7 @@ import (
 type config struct {
 	check      Checker
 	held       func(agentID string) *adp.Card
+	holds      func(agentID string, raw []byte) bool
 	onCard     func(c *adp.Card, from peer.ID)
 	onRefresh  func(c *adp.Card, from peer.ID)
 	interval   time.Duration
@@ -88,6 +89,17 @@ func WithChecker(k Checker) Option {
 func Held(f func(agentID string) *adp.Card) Option {
 	return func(c *config) error {
 		c.held = f
+		return nil
+	}
+}
+
+// HoldsExactly sets the check that the node holds an agent's card with
+// exactly the bytes raw, cheaper than Held (no card to decode). An
+// owner's re-broadcast of the held card is then judged without Held.
+// Like Held it is called from the validator.
+func HoldsExactly(f func(agentID string, raw []byte) bool) Option {
+	return func(c *config) error {
+		c.holds = f
 		return nil
 	}
 }

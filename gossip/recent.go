@@ -81,13 +81,17 @@ func msgSeqno(b []byte) uint64 {
 // seqno, against the held card and the last one admitted, and records
 // what it accepts; judging against the last one admitted and recording
 // are one atomic step, so of two copies validated at once one is news.
-func (r *recent) admit(owner peer.ID, c *adp.Card, seqno uint64, held func(string) *adp.Card) verdict {
+func (r *recent) admit(owner peer.ID, c *adp.Card, seqno uint64, held func(string) *adp.Card, holds func(string, []byte) bool) verdict {
 	now := r.now()
 	// The held card is looked up before taking the lock: Held may read a
-	// database, and the lock is shared by every publisher.
+	// database, and the lock is shared by every publisher. When the node
+	// holds c's very bytes, c stands for the held card (no decoding).
 	var h *adp.Card
-	if held != nil {
-		h = held(adp.AgentID(owner))
+	switch id := adp.AgentID(owner); {
+	case holds != nil && holds(id, c.Raw()):
+		h = c
+	case held != nil:
+		h = held(id)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

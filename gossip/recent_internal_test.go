@@ -64,7 +64,7 @@ func TestAdmitVerdicts(t *testing.T) {
 	}
 	for _, s := range steps {
 		now = now.Add(s.advance)
-		if got := r.admit(owner, s.c, s.seqno, heldFn); got != s.want {
+		if got := r.admit(owner, s.c, s.seqno, heldFn, nil); got != s.want {
 			t.Fatalf("%s: verdict %d, want %d", s.name, got, s.want)
 		}
 	}
@@ -74,14 +74,41 @@ func TestAdmitVerdicts(t *testing.T) {
 	// messages do not count.
 	now = now.Add(time.Minute)
 	held = v2
-	if got := r.admit(owner, v2, 11, heldFn); got != verdictReplayed {
+	if got := r.admit(owner, v2, 11, heldFn, nil); got != verdictReplayed {
 		t.Fatalf("held card in an old message: verdict %d, want replayed", got)
 	}
-	if got := r.admit(owner, v2, 12, heldFn); got != verdictRefresh {
+	if got := r.admit(owner, v2, 12, heldFn, nil); got != verdictRefresh {
 		t.Fatalf("held card in a new message: verdict %d, want refresh", got)
 	}
-	if got := r.admit(owner, v1, 13, heldFn); got != verdictOlder {
+	if got := r.admit(owner, v1, 13, heldFn, nil); got != verdictOlder {
 		t.Fatalf("card older than the held one: verdict %d, want older", got)
+	}
+}
+
+// TestAdmitHoldsExactly: a re-broadcast of the held card's very bytes is
+// judged without decoding the held card; a card of other bytes still is.
+func TestAdmitHoldsExactly(t *testing.T) {
+	v1, mk := signedCard(t, 1, "alpha")
+	v2 := mk(2, "alpha")
+	owner, err := v1.PeerID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRecent(time.Now)
+	heldCalls := 0
+	held := func(string) *adp.Card { heldCalls++; return v1 }
+	holds := func(id string, raw []byte) bool { return id == v1.ID && string(raw) == string(v1.Raw()) }
+	if got := r.admit(owner, v1, 10, held, holds); got != verdictRefresh {
+		t.Fatalf("the held card again: verdict %d, want refresh", got)
+	}
+	if heldCalls != 0 {
+		t.Fatalf("Held called %d times for the held card's own bytes", heldCalls)
+	}
+	if got := r.admit(owner, v1, 10, held, holds); got != verdictReplayed {
+		t.Fatalf("the same message again: verdict %d, want replayed", got)
+	}
+	if got := r.admit(owner, v2, 11, held, holds); got != verdictNewer || heldCalls != 1 {
+		t.Fatalf("a newer card: verdict %d with %d Held calls, want newer with 1", got, heldCalls)
 	}
 }
 
@@ -103,7 +130,7 @@ func TestRecentBounded(t *testing.T) {
 	c, _ := signedCard(t, 1, "alpha")
 	r := newRecent(time.Now)
 	for i := range maxRecent + 10 {
-		if got := r.admit(peerIDFor(i), c, 1, nil); got != verdictNewer {
+		if got := r.admit(peerIDFor(i), c, 1, nil, nil); got != verdictNewer {
 			t.Fatalf("publisher %d: verdict %d", i, got)
 		}
 	}

@@ -66,7 +66,7 @@ func (g *Gossip) check(from peer.ID, msg *pubsub.Message) (pubsub.ValidationResu
 	if from == g.self {
 		return pubsub.ValidationAccept, "", c
 	}
-	switch g.recent.admit(owner, c, msgSeqno(msg.GetSeqno()), g.cfg.held) {
+	switch g.recent.admit(owner, c, msgSeqno(msg.GetSeqno()), g.cfg.held, g.cfg.holds) {
 	case verdictNewer:
 		return pubsub.ValidationAccept, "", c
 	case verdictRefresh:

@@ -275,6 +275,7 @@ func New(cfg Config) (_ *Node, err error) {
 		gossip.WithLimiter(n.limits.gossip),
 		gossip.WithChecker(n.intake.Checker()),
 		gossip.Held(n.intake.Held),
+		gossip.HoldsExactly(n.intake.HoldsExactly),
 		gossip.OnCard(n.onGossipCard),
 		gossip.OnRefresh(n.onGossipCard), // the same card again: the store renews its freshness
 		gossip.RebroadcastInterval(cfg.GossipInterval),
