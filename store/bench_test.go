@@ -179,9 +179,9 @@ func BenchmarkCard(b *testing.B) {
 }
 
 // BenchmarkRecordCall records one call per op, from one goroutine and from
-// 16 at once (concurrent records share syncs); "x_sequential" is the
-// parallel per-op time over the sequential one. BenchmarkStats reads the
-// counters (from memory).
+// 16 at once (the disk syncs that follow the records in the background are
+// shared); "x_sequential" is the parallel per-op time over the sequential
+// one. BenchmarkStats reads the counters (from memory).
 func BenchmarkRecordCall(b *testing.B) {
 	var seq time.Duration
 	b.Run("sequential", func(b *testing.B) {

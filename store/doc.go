@@ -90,8 +90,8 @@
 //
 // # Durability and corruption
 //
-// A write is acknowledged (PutCard, Rate, RecordCall and CompleteTask
-// return nil) only after it is committed and synced: the store calls
+// A write is acknowledged (PutCard, Rate and CompleteTask return nil)
+// only after it is committed and synced: the store calls
 // Badger's Sync after the commit, and concurrent writers share one sync
 // (group commit), so many writers cost about one disk flush between them.
 // An acknowledged write survives kill -9 (tested with a SIGKILLed
@@ -101,7 +101,8 @@
 // SyncLater, for a card nobody is told was stored (relayed by gossip,
 // pulled from a peer, the DHT or a directory), returns after the commit
 // and starts that sync in the background: it survives kill -9 as well,
-// and power loss once the sync has run. Open scans and re-parses the
+// and power loss once the sync has run. RecordCall, the node's own
+// record of a call, is written the same way. Open scans and re-parses the
 // stored cards (without re-verifying signatures: they were verified before
 // they were stored, and the data directory is trusted) to count them. A
 // value that fails to decode is logged, counted (Metrics.Corrupt), listed

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
 )
@@ -191,4 +192,64 @@ func TestPutSyncLater(t *testing.T) {
 	if got := calls.Load(); got != 2 {
 		t.Fatalf("%d syncs, want 2", got)
 	}
+}
+
+// TestRecordCallSyncLater: a call record returns while the disk sync it
+// started is blocked; a rating, which its rater is told about, waits.
+func TestRecordCallSyncLater(t *testing.T) {
+	s, err := Open("", WithInMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	entered := make(chan struct{}, 4)
+	release := make(chan struct{})
+	s.syncer = newSyncer(func() error {
+		entered <- struct{}{}
+		<-release
+		return nil
+	})
+	sk, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := adp.AgentID(mustPeer(t, sk))
+	ctx := context.Background()
+	recorded := make(chan error, 1)
+	go func() { recorded <- s.RecordCall(ctx, id, true, time.Millisecond) }()
+	<-entered // the background sync the record started is blocked
+	select {
+	case err := <-recorded:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("RecordCall waits for the blocked sync")
+	}
+	rated := make(chan error, 1)
+	go func() { rated <- s.Rate(ctx, id, "rater", 4) }()
+	release <- struct{}{} // the first sync ends; the rating needs its own
+	<-entered
+	select {
+	case err := <-rated:
+		t.Fatalf("the rating returned (%v) before its sync ended", err)
+	default:
+	}
+	close(release)
+	if err := <-rated; err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx, id)
+	if err != nil || st.Calls != 1 {
+		t.Fatalf("stats %+v, %v; want 1 call", st, err)
+	}
+}
+
+func mustPeer(t *testing.T, sk crypto.PrivKey) peer.ID {
+	t.Helper()
+	p, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
