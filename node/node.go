@@ -103,7 +103,7 @@ type Node struct {
 	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
 	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
-	mcpSrv      *mcpserver.Server // the MCP server at the API's /mcp
+	mcpSrv      *mcpserver.Lazy   // the MCP server at the API's /mcp, built on its first request
 	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
 	apiURL      string
 	agentCardID string // AgentCard agent_id, from DataDir/agentcard-id
@@ -405,10 +405,10 @@ func (n *Node) serveAPI() error {
 		return fmt.Errorf("node: api listen: %w", err)
 	}
 	url := "http://" + ln.Addr().String()
-	mcpSrv := mcpserver.New(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
+	mcpSrv := mcpserver.NewLazy(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
 		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
-		httpapi.WithMCP(mcpSrv.Handler()), httpapi.WithDIDDocument(n.DIDDocument()),
+		httpapi.WithMCP(mcpSrv), httpapi.WithDIDDocument(n.DIDDocument()),
 		httpapi.WithA2A(n.a2aSrv.Handler()), httpapi.WithCatalog(n.catalogHandler("")), httpapi.WithWebRegistration(n.webRegHandler()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {
 		ln.Close()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -497,5 +498,36 @@ func TestHTTPGuards(t *testing.T) {
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s: status %d, want 403", tc.name, resp.StatusCode)
 		}
+	}
+}
+
+// TestLazyBuildsOnFirstRequest: the endpoint builds its server on the
+// first request, whose client then lists the node's own card at once
+// (no poll to wait for); after Close a request is refused with 503.
+func TestLazyBuildsOnFirstRequest(t *testing.T) {
+	a := startNode(t, "lazy", nil, nil)
+	l := mcpserver.NewLazy(httpapi.NewLocal(a), mcpserver.WithPollInterval(time.Hour))
+	if l.Built() {
+		t.Fatal("built before any request")
+	}
+	srv := httptest.NewServer(l)
+	defer srv.Close()
+	c := connect(t, &mcp.StreamableClientTransport{Endpoint: srv.URL})
+	if !l.Built() {
+		t.Fatal("not built after a client connected")
+	}
+	if err := listed(c, a.AgentID()); err != nil {
+		t.Fatalf("first listing: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("after Close: status %d, want 503", resp.StatusCode)
 	}
 }
