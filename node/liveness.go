@@ -31,7 +31,7 @@ import (
 // heard records a sign of life of agentID and pushes its signals when the
 // node holds its card.
 func (n *Node) heard(agentID string) {
-	if n.store.Held(agentID) == nil {
+	if !n.store.Holds(agentID) {
 		return
 	}
 	if n.live.Heard(agentID) {

@@ -157,6 +157,28 @@ func (s *Store) Held(agentID string) *adp.Card {
 	return c
 }
 
+// Holds reports whether the store holds a card for agentID, the live card
+// or a revocation, without reading either: Held is not nil then, unless
+// the record is corrupt.
+func (s *Store) Holds(agentID string) bool {
+	id, err := s.normalize(agentID)
+	if err != nil || s.begin() != nil {
+		return false
+	}
+	defer s.end()
+	found := false
+	_ = s.db.View(func(txn *badger.Txn) error {
+		for _, k := range [][]byte{cardKey(id), tombstoneKey(id)} {
+			if _, err := txn.Get(k); err == nil {
+				found = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return found
+}
+
 // HoldsExactly reports whether the card that decides for agentID (as in
 // Held) is stored with exactly the bytes raw. It reads the record without
 // parsing the card: the cheap answer for a card offered again, which a

@@ -474,3 +474,28 @@ func TestHoldsExactly(t *testing.T) {
 		t.Fatal("after the revocation, its bytes and only they are held")
 	}
 }
+
+// TestHolds: Holds agrees with Held, for no card, a live card and a
+// revocation.
+func TestHolds(t *testing.T) {
+	s := openMem(t)
+	sk := newKey(t)
+	v1 := makeCard(t, sk, cardSpec{seq: 1})
+	check := func(when string) {
+		t.Helper()
+		if got, want := s.Holds(v1.ID), s.Held(v1.ID) != nil; got != want {
+			t.Fatalf("%s: Holds %v, Held says %v", when, got, want)
+		}
+	}
+	check("empty")
+	if s.Holds(v1.ID) || s.Holds("not an id") {
+		t.Fatal("an empty store holds a card")
+	}
+	put(t, s, v1, store.SourceGossip)
+	check("live card")
+	put(t, s, makeCard(t, sk, cardSpec{seq: 2, revoke: true}), store.SourceGossip)
+	check("revocation")
+	if !s.Holds(v1.ID) {
+		t.Fatal("the revocation is not held")
+	}
+}
