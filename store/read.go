@@ -135,22 +135,14 @@ func (s *Store) Card(ctx context.Context, agentID string) (*Record, error) {
 // older: the live card, or the revocation when the agent revoked, or nil.
 // Its signature fits gossip.Held.
 func (s *Store) Held(agentID string) *adp.Card {
-	id, err := s.normalize(agentID)
-	if err != nil || s.begin() != nil {
-		return nil
-	}
-	defer s.end()
 	var c *adp.Card
-	_ = s.db.View(func(txn *badger.Txn) error {
-		for _, k := range [][]byte{cardKey(id), tombstoneKey(id)} {
-			h, _, err := s.getHeld(txn, k)
-			if err != nil {
-				return err
-			}
-			if h != nil {
-				c = h.rec.Card
-				return nil
-			}
+	s.viewHeld(agentID, func(item *badger.Item) error {
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		if rec, err := s.decodeCard(item.KeyCopy(nil), v); err == nil {
+			c = rec.Card
 		}
 		return nil
 	})
@@ -161,22 +153,7 @@ func (s *Store) Held(agentID string) *adp.Card {
 // or a revocation, without reading either: Held is not nil then, unless
 // the record is corrupt.
 func (s *Store) Holds(agentID string) bool {
-	id, err := s.normalize(agentID)
-	if err != nil || s.begin() != nil {
-		return false
-	}
-	defer s.end()
-	found := false
-	_ = s.db.View(func(txn *badger.Txn) error {
-		for _, k := range [][]byte{cardKey(id), tombstoneKey(id)} {
-			if _, err := txn.Get(k); err == nil {
-				found = true
-				return nil
-			}
-		}
-		return nil
-	})
-	return found
+	return s.viewHeld(agentID, func(*badger.Item) error { return nil })
 }
 
 // HoldsExactly reports whether the card that decides for agentID (as in
@@ -184,12 +161,28 @@ func (s *Store) Holds(agentID string) bool {
 // parsing the card: the cheap answer for a card offered again, which a
 // sync from a peer mostly is.
 func (s *Store) HoldsExactly(agentID string, raw []byte) bool {
+	same := false
+	s.viewHeld(agentID, func(item *badger.Item) error {
+		return item.Value(func(v []byte) error {
+			_, held, err := decodeRecord(v)
+			same = err == nil && bytes.Equal(held, raw)
+			return nil
+		})
+	})
+	return same
+}
+
+// viewHeld calls fn, in a read transaction, with the record that decides
+// for agentID: the live card's, else the revocation's (the two exclude
+// each other). It reports whether there was one; an invalid id, a closed
+// store or a read error is none.
+func (s *Store) viewHeld(agentID string, fn func(*badger.Item) error) bool {
 	id, err := s.normalize(agentID)
 	if err != nil || s.begin() != nil {
 		return false
 	}
 	defer s.end()
-	same := false
+	found := false
 	_ = s.db.View(func(txn *badger.Txn) error {
 		for _, k := range [][]byte{cardKey(id), tombstoneKey(id)} {
 			item, err := txn.Get(k)
@@ -199,15 +192,12 @@ func (s *Store) HoldsExactly(agentID string, raw []byte) bool {
 			if err != nil {
 				return err
 			}
-			return item.Value(func(v []byte) error {
-				_, held, err := decodeRecord(v)
-				same = err == nil && bytes.Equal(held, raw)
-				return nil
-			})
+			found = true
+			return fn(item)
 		}
 		return nil
 	})
-	return same
+	return found
 }
 
 // Tombstone returns the revocation held for agentID, or ErrNotFound.
