@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
 )
@@ -125,72 +124,20 @@ func TestPutSyncLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	entered := make(chan struct{}, 4)
-	release := make(chan struct{})
-	var calls atomic.Int32
-	s.syncer = newSyncer(func() error {
-		calls.Add(1)
-		entered <- struct{}{}
-		<-release
-		return nil
-	})
-	sk, _, err := crypto.GenerateEd25519Key(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	card := func(name string) *adp.Card {
-		c := &adp.Card{Name: name}
-		if err := c.Sign(sk); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	ctx := context.Background()
-	c1 := card("alpha")
-	later := make(chan error, 1)
-	go func() {
+	c1, c2 := signedCard(t, "alpha"), signedCard(t, "beta")
+	checkSyncLater(t, s, func() error {
 		stored, err := s.PutCard(ctx, c1, SourceGossip, "", SyncLater())
 		if err == nil && !stored {
 			err = errors.New("not stored")
 		}
-		later <- err
-	}()
-	<-entered // the background sync it started is running, blocked
-	select {
-	case err := <-later:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the SyncLater put waits for the blocked sync")
-	}
+		return err
+	}, func() error {
+		_, err := s.PutCard(ctx, c2, SourceImport, "api")
+		return err
+	})
 	if s.Held(c1.ID) == nil {
 		t.Fatal("the card put with SyncLater is not held")
-	}
-
-	sk, _, err = crypto.GenerateEd25519Key(nil) // another agent
-	if err != nil {
-		t.Fatal(err)
-	}
-	c2 := card("beta")
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.PutCard(ctx, c2, SourceImport, "api")
-		done <- err
-	}()
-	release <- struct{}{} // the first sync ends; it began before c2's write
-	<-entered             // c2's put runs a sync of its own
-	select {
-	case err := <-done:
-		t.Fatalf("the acknowledged put returned (%v) before its own sync ended", err)
-	default:
-	}
-	close(release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if got := calls.Load(); got != 2 {
-		t.Fatalf("%d syncs, want 2", got)
 	}
 }
 
@@ -202,54 +149,74 @@ func TestRecordCallSyncLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	entered := make(chan struct{}, 4)
-	release := make(chan struct{})
-	s.syncer = newSyncer(func() error {
-		entered <- struct{}{}
-		<-release
-		return nil
-	})
-	sk, _, err := crypto.GenerateEd25519Key(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := adp.AgentID(mustPeer(t, sk))
+	id := signedCard(t, "gamma").ID
 	ctx := context.Background()
-	recorded := make(chan error, 1)
-	go func() { recorded <- s.RecordCall(ctx, id, true, time.Millisecond) }()
-	<-entered // the background sync the record started is blocked
-	select {
-	case err := <-recorded:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("RecordCall waits for the blocked sync")
-	}
-	rated := make(chan error, 1)
-	go func() { rated <- s.Rate(ctx, id, "rater", 4) }()
-	release <- struct{}{} // the first sync ends; the rating needs its own
-	<-entered
-	select {
-	case err := <-rated:
-		t.Fatalf("the rating returned (%v) before its sync ended", err)
-	default:
-	}
-	close(release)
-	if err := <-rated; err != nil {
-		t.Fatal(err)
-	}
+	checkSyncLater(t, s,
+		func() error { return s.RecordCall(ctx, id, true, time.Millisecond) },
+		func() error { return s.Rate(ctx, id, "rater", 4) })
 	st, err := s.Stats(ctx, id)
 	if err != nil || st.Calls != 1 {
 		t.Fatalf("stats %+v, %v; want 1 call", st, err)
 	}
 }
 
-func mustPeer(t *testing.T, sk crypto.PrivKey) peer.ID {
+// checkSyncLater makes s's disk syncs block until released, then checks
+// that later returns while the sync it started is blocked, and that acked
+// returns only once a sync begun after its write has ended: two syncs in
+// all.
+func checkSyncLater(t *testing.T, s *Store, later, acked func() error) {
 	t.Helper()
-	p, err := peer.IDFromPrivateKey(sk)
+	entered := make(chan struct{}, 4)
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // also on failure, so that the store can close
+	var calls atomic.Int32
+	s.syncer = newSyncer(func() error {
+		calls.Add(1)
+		entered <- struct{}{}
+		<-release
+		return nil
+	})
+	lateDone := make(chan error, 1)
+	go func() { lateDone <- later() }()
+	<-entered // the background sync it started is running, blocked
+	select {
+	case err := <-lateDone:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the write waits for the blocked sync")
+	}
+	done := make(chan error, 1)
+	go func() { done <- acked() }()
+	release <- struct{}{} // the first sync ends; it began before acked's write
+	<-entered             // acked runs a sync of its own
+	select {
+	case err := <-done:
+		t.Fatalf("the acknowledged write returned (%v) before its own sync ended", err)
+	default:
+	}
+	unblock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("%d syncs, want 2", got)
+	}
+}
+
+// signedCard returns a card named name of a new agent, signed.
+func signedCard(t *testing.T, name string) *adp.Card {
+	t.Helper()
+	sk, _, err := crypto.GenerateEd25519Key(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	c := &adp.Card{Name: name}
+	if err := c.Sign(sk); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
