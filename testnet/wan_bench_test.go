@@ -401,14 +401,14 @@ func (w *wanNet) card(b *testing.B, k int, seq uint64) *adp.Card {
 // p99 609 to 628 ms. So the goal of 1.5 x is not met under this bound
 // either: GossipSub's paths take a third more than the shortest, and the
 // 13 to 15 ms each of the four hops spends in a process that runs 500
-// nodes on 2 cores (hop-1 excess 7 to 11 ms) take the rest. (A later run
-// of seed 1 took 241 ms, 1.61 x.)
+// nodes on 2 cores (hop-1 excess 7 to 11 ms) take the rest. (Two later
+// runs of seed 1 took 241 and 262 ms, 1.61 and 1.75 x.)
 //
 // That time in the nodes does not grow with the links. With links four
 // times as long (-wan.minlat 200ms -wan.maxlat 200ms, seeds 1 to 3), 100 %
 // took 831 to 864 ms against a bound of 600 ms (1.38 to 1.44 x) and a
 // mesh-bound of 800 ms: 31 to 64 ms over mesh-bound, as at 50 ms (41 to
-// 59), with hop-1 excess 9 to 11 ms. With 100 ms links (seed 1): 468 ms
+// 62), with hop-1 excess 9 to 11 ms. With 100 ms links (seed 1): 468 ms
 // against 300 (1.56 x) and mesh-bound 400. With 80 to 320 ms links (seed
 // 1): 687 ms against a fastest path of 409 ms (1.68 x) and mesh-bound 678
 // ms (1.66 x). So the process adds a fixed 30 to 70 ms, the CPU of 500
