@@ -110,30 +110,34 @@ func (n *Node) newPeering(boot []peer.AddrInfo) (*peering.Peering, error) {
 func (n *Node) announceLoop(ctx context.Context) {
 	t := time.NewTimer(announcePoll)
 	defer t.Stop()
-	for len(n.Peers()) == 0 {
+	// after waits d and reports whether ctx is still live.
+	after := func(d time.Duration) bool {
+		t.Reset(d)
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-t.C:
-			t.Reset(announcePoll)
+			return true
+		}
+	}
+	for len(n.Peers()) == 0 {
+		if !after(announcePoll) {
+			return
 		}
 	}
 	n.goLoop(n.directoryLoop)
-	for i, wait := range []time.Duration{startPublish, startResync} {
-		t.Reset(wait)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if i == 0 {
-			if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
-				n.log.Debug("gossip publish", "err", err)
-			}
-			n.goLoop(func(ctx context.Context) { n.putDHT(ctx, n.Card()) })
-		}
-		n.goLoop(n.syncFromBootstrap)
+	if !after(startPublish) {
+		return
 	}
+	if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
+		n.log.Debug("gossip publish", "err", err)
+	}
+	n.goLoop(func(ctx context.Context) { n.putDHT(ctx, n.Card()) })
+	n.goLoop(n.syncFromBootstrap)
+	if !after(startResync) {
+		return
+	}
+	n.goLoop(n.syncFromBootstrap)
 }
 
 // newCardSync builds the sync on connection (package node/cardsync): each
