@@ -385,6 +385,14 @@ func (cc *clientConn) ping(ctx context.Context) (time.Duration, error) {
 
 // fail ends the association: every pending call fails with err.
 func (cc *clientConn) fail(err error) {
+	cc.settle(err)
+	cc.w.fail(err)
+	cc.cl.forget(cc)
+}
+
+// settle marks the association dead with err (the first error wins) and
+// fails every pending call with it, leaving the stream as it is.
+func (cc *clientConn) settle(err error) {
 	cc.mu.Lock()
 	if cc.dead == nil {
 		cc.dead = err
@@ -405,8 +413,6 @@ func (cc *clientConn) fail(err error) {
 		cc.idle.Stop()
 	}
 	cc.mu.Unlock()
-	cc.w.fail(err)
-	cc.cl.forget(cc)
 }
 
 // checkDrained sends CLOSE_ACK after a CLOSE from the server once no call

@@ -75,6 +75,10 @@ func (c *Client) Close() error {
 		c.mu.Unlock()
 		c.cancel()
 		for _, cc := range conns {
+			// Settle the calls first: the peer answers the ABORT by
+			// resetting the stream, and the reader would otherwise fail
+			// them with ErrConnLost before we do.
+			cc.settle(ErrClosed)
 			cc.w.writeNoWait(&Segment{Type: TypeAbort, Association: cc.assoc})
 			cc.fail(ErrClosed)
 			cc.st.Reset()
