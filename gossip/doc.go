@@ -55,11 +55,14 @@
 // # Lifecycle
 //
 // [New] creates a GossipSub router on a host the caller owns, registers the
-// validator, joins and subscribes to the topic and starts two goroutines:
+// validator, joins and subscribes to the topic and starts three goroutines:
 // one delivers accepted cards, one re-broadcasts the card given to
 // [Gossip.SetOwnCard] as soon as the topic mesh has a peer (a publication
 // made before the mesh forms can be lost on a sparse graph) and then every
-// RebroadcastInterval, plus or minus a random Jitter. [Gossip.Publish]
+// RebroadcastInterval, plus or minus a random Jitter, and one tells the
+// router again of a peer whose outbound stream it lost and would never
+// open again (a race of go-libp2p-pubsub's when two nodes start together;
+// Stats.Repaired counts them). [Gossip.Publish]
 // publishes a card once, at once. [Gossip.MeshSize] and [Gossip.Peers]
 // show the node's place in the topic, [Gossip.Stats] the validation
 // counters, and [Gossip.PubSub] lends the router to other topics (a host

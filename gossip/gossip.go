@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -129,10 +130,20 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	if g.sub, err = g.topic.Subscribe(pubsub.WithBufferSize(SubscriptionBuffer)); err != nil {
 		return nil, fmt.Errorf("gossip: subscribe %s: %w", Topic, err)
 	}
+	var em event.Emitter
+	if cfg.repairGrace > 0 {
+		if em, err = h.EventBus().Emitter(new(event.EvtPeerProtocolsUpdated)); err != nil {
+			return nil, fmt.Errorf("gossip: event emitter: %w", err)
+		}
+	}
 	g.deliverDone = make(chan struct{})
 	go g.deliverLoop()
 	g.wg.Add(1)
 	go g.rebroadcastLoop()
+	if em != nil {
+		g.wg.Add(1)
+		go g.repairLoop(em)
+	}
 	return g, nil
 }
 
@@ -329,7 +340,7 @@ func (g *Gossip) teardown() error {
 	}
 	g.cancel()
 	if g.prom != nil && g.cfg.reg != nil {
-		g.cfg.reg.Unregister(g.prom.v)
+		g.prom.unregister(g.cfg.reg)
 	}
 	return errors.Join(errs...)
 }

@@ -17,13 +17,14 @@ import (
 type meshTracer struct {
 	mu      sync.Mutex
 	mesh    map[peer.ID]struct{}
-	grafted chan struct{} // capacity 1: signalled on every graft
+	out     map[peer.ID]struct{} // peers the router has an outbound stream to
+	grafted chan struct{}        // capacity 1: signalled on every graft
 }
 
 var _ pubsub.RawTracer = (*meshTracer)(nil)
 
 func newMeshTracer() *meshTracer {
-	return &meshTracer{mesh: make(map[peer.ID]struct{}), grafted: make(chan struct{}, 1)}
+	return &meshTracer{mesh: make(map[peer.ID]struct{}), out: make(map[peer.ID]struct{}), grafted: make(chan struct{}, 1)}
 }
 
 // wait returns once the mesh has a member, or ctx's error.
@@ -75,22 +76,37 @@ func (m *meshTracer) Leave(topic string) {
 	m.mu.Unlock()
 }
 
+// hasOutbound reports whether the router has an outbound stream to p, the
+// one it sends everything to p on.
+func (m *meshTracer) hasOutbound(p peer.ID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.out[p]
+	return ok
+}
+
+func (m *meshTracer) OnNewOutboundStream(p peer.ID, _ protocol.ID) {
+	m.mu.Lock()
+	m.out[p] = struct{}{}
+	m.mu.Unlock()
+}
+
 // OnClosedOutboundStream marks a peer gone: the router drops it from every
 // mesh without a Prune event.
 func (m *meshTracer) OnClosedOutboundStream(p peer.ID) {
 	m.mu.Lock()
 	delete(m.mesh, p)
+	delete(m.out, p)
 	m.mu.Unlock()
 }
 
-func (*meshTracer) OnNewOutboundStream(peer.ID, protocol.ID) {}
-func (*meshTracer) Join(string)                              {}
-func (*meshTracer) ValidateMessage(*pubsub.Message)          {}
-func (*meshTracer) DeliverMessage(*pubsub.Message)           {}
-func (*meshTracer) RejectMessage(*pubsub.Message, string)    {}
-func (*meshTracer) DuplicateMessage(*pubsub.Message)         {}
-func (*meshTracer) ThrottlePeer(peer.ID)                     {}
-func (*meshTracer) RecvRPC(*pubsub.RPC)                      {}
-func (*meshTracer) SendRPC(*pubsub.RPC, peer.ID)             {}
-func (*meshTracer) DropRPC(*pubsub.RPC, peer.ID)             {}
-func (*meshTracer) UndeliverableMessage(*pubsub.Message)     {}
+func (*meshTracer) Join(string)                           {}
+func (*meshTracer) ValidateMessage(*pubsub.Message)       {}
+func (*meshTracer) DeliverMessage(*pubsub.Message)        {}
+func (*meshTracer) RejectMessage(*pubsub.Message, string) {}
+func (*meshTracer) DuplicateMessage(*pubsub.Message)      {}
+func (*meshTracer) ThrottlePeer(peer.ID)                  {}
+func (*meshTracer) RecvRPC(*pubsub.RPC)                   {}
+func (*meshTracer) SendRPC(*pubsub.RPC, peer.ID)          {}
+func (*meshTracer) DropRPC(*pubsub.RPC, peer.ID)          {}
+func (*meshTracer) UndeliverableMessage(*pubsub.Message)  {}

@@ -30,6 +30,8 @@ type config struct {
 	psOpts     []pubsub.Option
 	now        func() time.Time
 	limit      Limiter
+
+	repairEvery, repairGrace time.Duration // repairLoop's; grace 0: no repair
 }
 
 func defaultConfig() config {
@@ -38,6 +40,9 @@ func defaultConfig() config {
 		interval: DefaultRebroadcastInterval,
 		log:      slog.New(slog.DiscardHandler),
 		now:      time.Now,
+
+		repairEvery: repairEvery,
+		repairGrace: repairGrace,
 	}
 }
 
