@@ -2,11 +2,18 @@ package gossip
 
 import "time"
 
-// WithRepairTiming sets the round and the grace of repairLoop (grace 0: no
-// repair), so that tests need not wait the defaults.
-func WithRepairTiming(every, grace time.Duration) Option {
+// WithRepairEvery sets how often repairLoop looks (default every second),
+// so that a test moving the clock by hand need not wait a round.
+func WithRepairEvery(d time.Duration) Option {
 	return func(c *config) error {
-		c.repairEvery, c.repairGrace = every, grace
+		c.repairEvery = d
 		return nil
 	}
 }
+
+// InboundPubsub is inboundPubsub: the peers with a pubsub stream to h.
+var InboundPubsub = inboundPubsub
+
+// RepairGrace is how long a peer goes without an outbound stream before
+// it is announced to the router again.
+const RepairGrace = repairGrace

@@ -130,20 +130,15 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	if g.sub, err = g.topic.Subscribe(pubsub.WithBufferSize(SubscriptionBuffer)); err != nil {
 		return nil, fmt.Errorf("gossip: subscribe %s: %w", Topic, err)
 	}
-	var em event.Emitter
-	if cfg.repairGrace > 0 {
-		if em, err = h.EventBus().Emitter(new(event.EvtPeerProtocolsUpdated)); err != nil {
-			return nil, fmt.Errorf("gossip: event emitter: %w", err)
-		}
+	em, err := h.EventBus().Emitter(new(event.EvtPeerProtocolsUpdated))
+	if err != nil {
+		return nil, fmt.Errorf("gossip: event emitter: %w", err)
 	}
 	g.deliverDone = make(chan struct{})
 	go g.deliverLoop()
-	g.wg.Add(1)
+	g.wg.Add(2)
 	go g.rebroadcastLoop()
-	if em != nil {
-		g.wg.Add(1)
-		go g.repairLoop(em)
-	}
+	go g.repairLoop(em)
 	return g, nil
 }
 

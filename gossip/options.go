@@ -31,7 +31,7 @@ type config struct {
 	now        func() time.Time
 	limit      Limiter
 
-	repairEvery, repairGrace time.Duration // repairLoop's; grace 0: no repair
+	repairEvery time.Duration // how often repairLoop looks
 }
 
 func defaultConfig() config {
@@ -42,7 +42,6 @@ func defaultConfig() config {
 		now:      time.Now,
 
 		repairEvery: repairEvery,
-		repairGrace: repairGrace,
 	}
 }
 
@@ -207,7 +206,8 @@ func PubSubOptions(opts ...pubsub.Option) Option {
 }
 
 // Clock sets the clock the validator's short-term memory of accepted
-// cards runs on (default time.Now).
+// cards and the repair of lost outbound streams run on (default
+// time.Now).
 func Clock(now func() time.Time) Option {
 	return func(c *config) error {
 		if now == nil {

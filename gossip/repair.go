@@ -6,6 +6,7 @@ import (
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/event"
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -67,14 +68,14 @@ func (g *Gossip) repairLoop(em event.Emitter) {
 // the peers found half-linked from round to round.
 func (g *Gossip) repair(em event.Emitter, half map[peer.ID]*halfLinked, now time.Time) {
 	seen := make(map[peer.ID]bool, len(half))
-	for p, proto := range g.inboundPubsub() {
+	for p, proto := range inboundPubsub(g.h) {
 		if g.mesh.hasOutbound(p) || g.h.Network().Connectedness(p) != network.Connected {
 			continue
 		}
 		seen[p] = true
 		h := half[p]
 		if h == nil {
-			half[p] = &halfLinked{next: now.Add(g.cfg.repairGrace), wait: g.cfg.repairGrace}
+			half[p] = &halfLinked{next: now.Add(repairGrace), wait: repairGrace}
 			continue
 		}
 		if now.Before(h.next) {
@@ -98,11 +99,11 @@ func (g *Gossip) repair(em event.Emitter, half map[peer.ID]*halfLinked, now time
 	}
 }
 
-// inboundPubsub returns the peers with a pubsub stream to this node over
-// a direct connection, each with the protocol of that stream.
-func (g *Gossip) inboundPubsub() map[peer.ID]protocol.ID {
+// inboundPubsub returns the peers with a pubsub stream to h over a direct
+// connection, each with the protocol of that stream.
+func inboundPubsub(h host.Host) map[peer.ID]protocol.ID {
 	in := make(map[peer.ID]protocol.ID)
-	for _, c := range g.h.Network().Conns() {
+	for _, c := range h.Network().Conns() {
 		if c.Stat().Limited {
 			continue
 		}
