@@ -11,7 +11,7 @@ func WithRepairEvery(d time.Duration) Option {
 	}
 }
 
-// InboundPubsub is inboundPubsub: the peers with a pubsub stream to h.
+// InboundPubsub is inboundPubsub: whether p has a pubsub stream to h.
 var InboundPubsub = inboundPubsub
 
 // RepairGrace is how long a peer goes without an outbound stream before

@@ -136,9 +136,10 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	}
 	g.deliverDone = make(chan struct{})
 	go g.deliverLoop()
+	l, stop := followLinks(h.Network())
 	g.wg.Add(2)
 	go g.rebroadcastLoop()
-	go g.repairLoop(em)
+	go g.repairLoop(em, l, stop)
 	return g, nil
 }
 

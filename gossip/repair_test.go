@@ -71,7 +71,7 @@ func TestRepairLostOutboundStream(t *testing.T) {
 	hb.RemoveStreamHandler(probe)
 	b := startNodes(t, nw, 1, 2)[0]
 	polltest.For(t, 10*time.Second, "B's stream to A", func() bool {
-		_, ok := gossip.InboundPubsub(ha)[hb.ID()]
+		_, ok := gossip.InboundPubsub(ha, hb.ID())
 		return ok
 	})
 	if pa, pb := a.g.Peers(), b.g.Peers(); len(pa)+len(pb) != 0 {
