@@ -67,33 +67,34 @@ func (w *wanStream) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// push queues a write and starts the goroutine that delivers it; w.mu is
-// held.
+// push queues a write and, if none is pending, schedules the delivery
+// of the queue at the write's arrival time; w.mu is held.
 func (w *wanStream) push(x wanWrite) {
 	w.queue = append(w.queue, x)
 	w.queued += len(x.b)
 	if !w.running {
 		w.running = true
-		go w.deliver()
+		time.AfterFunc(time.Until(x.at), w.deliver)
 	}
 }
 
-// deliver writes each queued write to the stream beneath at its arrival
-// time, and returns when the queue is empty.
+// deliver writes each queued write that is due to the stream beneath, in
+// order, and schedules itself again at the arrival time of the first one
+// that is not. No goroutine waits while the link holds a write: at 500
+// nodes the benchmark's own timers and parked goroutines were a tenth of
+// its CPU.
 func (w *wanStream) deliver() {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for len(w.queue) > 0 && !w.reset {
 		x := w.queue[0]
+		if d := time.Until(x.at); d > 0 {
+			time.AfterFunc(d, w.deliver)
+			return // still running
+		}
 		w.queue[0] = wanWrite{}
 		w.queue = w.queue[1:]
 		w.mu.Unlock()
-		if d := time.Until(x.at); d > 0 {
-			timer.Reset(d)
-			<-timer.C
-		}
 		var err error
 		if x.close {
 			err = w.Stream.CloseWrite()
