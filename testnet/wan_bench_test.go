@@ -439,6 +439,13 @@ func (w *wanNet) card(b *testing.B, k int, seq uint64) *adp.Card {
 // before: what stays over mesh-bound is pubsub's own work (its
 // signature check, peer score and event loop), and adpnode's code
 // (validator, delivery, repair) is 4 % of the CPU in the same profile.
+// A wider mesh shows the same trade. With -wan.d 10 mesh-bound is the
+// bound itself (3 hops), and at 200 ms links 100 % took 757 and 736 ms
+// (seeds 1 and 2, 1.26 and 1.23 x; D 6: 851 ms, 1.42 x), but each wave
+// then queues more copies on the 2 cores (90 to 122 ms over
+// mesh-bound), and at 50 ms (seed 1: 290 ms, 1.94 x) and 20 to 80 ms
+// (seed 1: 215 ms, 1.43 x hops times the mean) it gains nothing here, so
+// gossip keeps go-libp2p-pubsub's D of 6.
 //
 // Before two changes, 100 % took 224 to 267 ms (2.1 to 2.7 x bound) on
 // the same seeds. Flood publishing: go-libp2p-pubsub sends a
