@@ -60,9 +60,16 @@ func followLinks(n network.Network) (l *links, stop func()) {
 		DisconnectedF: func(n network.Network, c network.Conn) { l.removeIfGone(n, c.RemotePeer()) },
 	}
 	n.Notify(nb)
-	for _, p := range n.Peers() { // connected before Notify
-		l.add(p)
+	// Peers connected before Notify. A peer read here that disconnects
+	// before the check is left out; one that disconnects after it is
+	// removed by its Disconnected, which waits for l.mu.
+	l.mu.Lock()
+	for _, p := range n.Peers() {
+		if n.Connectedness(p) == network.Connected {
+			l.peers[p] = struct{}{}
+		}
 	}
+	l.mu.Unlock()
 	return l, func() { n.StopNotify(nb) }
 }
 
