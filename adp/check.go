@@ -93,20 +93,44 @@ type Checker struct {
 }
 
 // begin claims the check of sum. It returns leader true and a channel to
-// pass to end when no check of sum is under way; otherwise leader false
-// and a channel that is closed when that check ends.
-func (k *Checker) begin(sum digestset.Digest) (done chan struct{}, leader bool) {
+// pass to end when no check of sum is under way and sum is not
+// remembered; remembered true when it is; otherwise a channel that is
+// closed when the check under way ends. It looks sum up again under k.mu:
+// a check that ended between the caller's own look-up and begin added
+// sum before its end took k.mu, and is not run a second time.
+func (k *Checker) begin(sum digestset.Digest) (done chan struct{}, leader, remembered bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if ch, ok := k.inflight[sum]; ok {
-		return ch, false
+		return ch, false, false
+	}
+	if k.verified.Has(sum) {
+		return nil, false, true
 	}
 	if k.inflight == nil {
 		k.inflight = make(map[digestset.Digest]chan struct{})
 	}
 	ch := make(chan struct{})
 	k.inflight[sum] = ch
-	return ch, true
+	return ch, true, false
+}
+
+// claim returns remembered true when sum passed the check before, or else
+// the channel to pass to end once the caller has checked sum itself. It
+// waits for a check of sum already under way, and looks sum up without
+// k.mu first: a card heard again takes no lock.
+func (k *Checker) claim(sum digestset.Digest) (done chan struct{}, remembered bool) {
+	for !k.verified.Has(sum) {
+		done, leader, remembered := k.begin(sum)
+		switch {
+		case remembered:
+			return nil, true
+		case leader:
+			return done, false
+		}
+		<-done
+	}
+	return nil, true
 }
 
 // end releases the check of sum that begin granted.
@@ -178,17 +202,11 @@ func check(raw []byte, owner peer.ID, k *Checker) (*Card, error) {
 	memo := k != nil && k.verified != nil
 	if memo {
 		sum = sha256.Sum256(raw)
-		for {
-			if k.verified.Has(sum) {
-				return c, nil
-			}
-			done, leader := k.begin(sum)
-			if leader {
-				defer k.end(sum, done)
-				break
-			}
-			<-done
+		done, remembered := k.claim(sum)
+		if remembered {
+			return c, nil
 		}
+		defer k.end(sum, done)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, &CheckError{StepValidate, err}
