@@ -132,8 +132,12 @@ func TestStockJSLibp2pPeer(t *testing.T) {
 	// its router computed, once a heartbeat, as many as it takes a
 	// router that does not share its message-ID function to score the
 	// IWANTs it answers as broken promises (more than 6) and the peer
-	// below zero. Sharing one function, the node has seen every ID and
-	// asks for none.
+	// below zero. Sharing one function, the node has seen nearly every
+	// ID. It may ask for the newest, a publication that arrived just
+	// before the IHAVE and is still being validated (go-libp2p-pubsub
+	// counts a message seen once it has passed), but every ID it asks
+	// for is then that of a message the peer sent it: with two
+	// functions, none would be.
 	const rounds = 10
 	for i := range rounds {
 		s := w.inspections()
@@ -150,9 +154,13 @@ func TestStockJSLibp2pPeer(t *testing.T) {
 		})
 	}
 	stable("after gossip", 3)
-	if iw := w.state().iwants; iw != 0 {
-		t.Errorf("the node asked the js peer for %d messages it had gossiped: their IDs are not the node's", iw)
-	}
+	polltest.Until(t, 30*time.Second, func() error {
+		if unknown := w.unknownIWants(); len(unknown) > 0 {
+			return fmt.Errorf("the node asked the js peer for %d of %d message IDs it gossiped that name no message the peer sent it: the IDs are not the node's", len(unknown), w.state().iwants)
+		}
+		return nil
+	})
+	t.Logf("the node asked for %d gossiped IDs, each that of a message the peer sent it", w.state().iwants)
 }
 
 // routerWatch watches the node's GossipSub router for one peer: its
@@ -162,9 +170,11 @@ func TestStockJSLibp2pPeer(t *testing.T) {
 type routerWatch struct {
 	p peer.ID
 
-	mu sync.Mutex
-	n  int // inspections
-	st watchState
+	mu    sync.Mutex
+	n     int // inspections
+	st    watchState
+	asked map[string]bool // message IDs the node asked the peer for
+	heard map[string]bool // IDs (gossip.MessageID) of messages the peer sent the node
 }
 
 type watchState struct {
@@ -202,6 +212,34 @@ func (w *routerWatch) state() watchState {
 	return w.st
 }
 
+// unknownIWants returns the IDs the node asked the peer for that name no
+// message the peer sent it.
+func (w *routerWatch) unknownIWants() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ids []string
+	for id := range w.asked {
+		if !w.heard[id] {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// heardFrom notes the ID of a message the peer sent the node, whatever
+// became of it.
+func (w *routerWatch) heardFrom(m *pubsub.Message) {
+	if m.ReceivedFrom != w.p {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.heard == nil {
+		w.heard = make(map[string]bool)
+	}
+	w.heard[gossip.MessageID(m.Message)] = true
+}
+
 func (w *routerWatch) count(p peer.ID, f func(*watchState)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -218,6 +256,7 @@ func (w *routerWatch) OnClosedOutboundStream(p peer.ID) {
 	w.count(p, func(s *watchState) { s.dropped++ })
 }
 func (w *routerWatch) RejectMessage(m *pubsub.Message, reason string) {
+	w.heardFrom(m)
 	if reason == pubsub.RejectSelfOrigin {
 		w.count(m.ReceivedFrom, func(s *watchState) { s.selfOrigin++ })
 	}
@@ -225,19 +264,28 @@ func (w *routerWatch) RejectMessage(m *pubsub.Message, reason string) {
 func (*routerWatch) OnNewOutboundStream(peer.ID, protocol.ID) {}
 func (*routerWatch) Join(string)                              {}
 func (*routerWatch) Leave(string)                             {}
-func (*routerWatch) ValidateMessage(*pubsub.Message)          {}
-func (*routerWatch) DeliverMessage(*pubsub.Message)           {}
-func (*routerWatch) DuplicateMessage(*pubsub.Message)         {}
+func (w *routerWatch) ValidateMessage(m *pubsub.Message)      { w.heardFrom(m) }
+func (w *routerWatch) DeliverMessage(m *pubsub.Message)       { w.heardFrom(m) }
+func (w *routerWatch) DuplicateMessage(m *pubsub.Message)     { w.heardFrom(m) }
 func (*routerWatch) ThrottlePeer(peer.ID)                     {}
 func (*routerWatch) RecvRPC(*pubsub.RPC)                      {}
 func (w *routerWatch) SendRPC(rpc *pubsub.RPC, p peer.ID) {
-	n := 0
+	var ids []string
 	for _, iw := range rpc.GetControl().GetIwant() {
-		n += len(iw.GetMessageIDs())
+		ids = append(ids, iw.GetMessageIDs()...)
 	}
-	if n > 0 {
-		w.count(p, func(s *watchState) { s.iwants += n })
+	if len(ids) == 0 || p != w.p {
+		return
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.asked == nil {
+		w.asked = make(map[string]bool)
+	}
+	for _, id := range ids {
+		w.asked[id] = true
+	}
+	w.st.iwants += len(ids)
 }
 func (*routerWatch) DropRPC(*pubsub.RPC, peer.ID)         {}
 func (*routerWatch) UndeliverableMessage(*pubsub.Message) {}
