@@ -46,7 +46,7 @@ func TestStockJSLibp2pPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &routerWatch{p: jsID}
+	w := &routerWatch{p: jsID, asked: make(map[string]bool), heard: make(map[string]bool)}
 	n := startNode(t, testNode{name: "go node", gossipOpts: []gossip.Option{gossip.PubSubOptions(
 		pubsub.WithPeerScoreInspect(w.inspect, time.Second),
 		pubsub.WithRawTracer(w),
@@ -155,12 +155,13 @@ func TestStockJSLibp2pPeer(t *testing.T) {
 	}
 	stable("after gossip", 3)
 	polltest.Until(t, 30*time.Second, func() error {
-		if unknown := w.unknownIWants(); len(unknown) > 0 {
-			return fmt.Errorf("the node asked the js peer for %d of %d message IDs it gossiped that name no message the peer sent it: the IDs are not the node's", len(unknown), w.state().iwants)
+		if unknown, asked := w.unknownIWants(); len(unknown) > 0 {
+			return fmt.Errorf("the node asked the js peer for %d of %d message IDs it gossiped that name no message the peer sent it: the IDs are not the node's", len(unknown), asked)
 		}
 		return nil
 	})
-	t.Logf("the node asked for %d gossiped IDs, each that of a message the peer sent it", w.state().iwants)
+	_, asked := w.unknownIWants()
+	t.Logf("the node asked for %d gossiped IDs, each that of a message the peer sent it", asked)
 }
 
 // routerWatch watches the node's GossipSub router for one peer: its
@@ -183,7 +184,6 @@ type watchState struct {
 	grafted         bool
 	pruned, dropped int
 	selfOrigin      int
-	iwants          int // message IDs the node asked the peer for
 }
 
 func (w *routerWatch) inspect(scores map[peer.ID]float64) {
@@ -213,17 +213,16 @@ func (w *routerWatch) state() watchState {
 }
 
 // unknownIWants returns the IDs the node asked the peer for that name no
-// message the peer sent it.
-func (w *routerWatch) unknownIWants() []string {
+// message the peer sent it, and how many IDs it asked for.
+func (w *routerWatch) unknownIWants() (unknown []string, asked int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var ids []string
 	for id := range w.asked {
 		if !w.heard[id] {
-			ids = append(ids, id)
+			unknown = append(unknown, id)
 		}
 	}
-	return ids
+	return unknown, len(w.asked)
 }
 
 // heardFrom notes the ID of a message the peer sent the node, whatever
@@ -234,9 +233,6 @@ func (w *routerWatch) heardFrom(m *pubsub.Message) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.heard == nil {
-		w.heard = make(map[string]bool)
-	}
 	w.heard[gossip.MessageID(m.Message)] = true
 }
 
@@ -270,22 +266,16 @@ func (w *routerWatch) DuplicateMessage(m *pubsub.Message)     { w.heardFrom(m) }
 func (*routerWatch) ThrottlePeer(peer.ID)                     {}
 func (*routerWatch) RecvRPC(*pubsub.RPC)                      {}
 func (w *routerWatch) SendRPC(rpc *pubsub.RPC, p peer.ID) {
-	var ids []string
-	for _, iw := range rpc.GetControl().GetIwant() {
-		ids = append(ids, iw.GetMessageIDs()...)
-	}
-	if len(ids) == 0 || p != w.p {
+	if p != w.p {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.asked == nil {
-		w.asked = make(map[string]bool)
+	for _, iw := range rpc.GetControl().GetIwant() {
+		for _, id := range iw.GetMessageIDs() {
+			w.asked[id] = true
+		}
 	}
-	for _, id := range ids {
-		w.asked[id] = true
-	}
-	w.st.iwants += len(ids)
 }
 func (*routerWatch) DropRPC(*pubsub.RPC, peer.ID)         {}
 func (*routerWatch) UndeliverableMessage(*pubsub.Message) {}
