@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -79,13 +80,14 @@ func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
 	return hops, w.farthest(k, adj)
 }
 
-// meshBound returns the least one-way delay from node k to the farthest
-// node along the paths a card takes in GossipSub: from the publisher to
-// every peer it is connected to (flood publishing), then along the mesh
-// of each node it reaches. It leaves out gossip (IHAVE, IWANT), which
-// waits for a heartbeat, and every processing delay: it is the time the
-// protocol would take on this graph if nodes took no time to relay.
-func (w *wanNet) meshBound(k int) time.Duration {
+// meshBound returns the least one-way delay from node k to every node
+// along the paths a card takes in GossipSub: from the publisher to every
+// peer it is connected to (flood publishing), then along the mesh of each
+// node it reaches. It leaves out gossip (IHAVE, IWANT), which waits for a
+// heartbeat, and every processing delay: it is the time the protocol
+// would take on this graph if nodes took no time to relay. A node the
+// mesh does not reach has no entry.
+func (w *wanNet) meshBound(k int) []time.Duration {
 	adj := make([][]int, len(w.hosts))
 	for i, m := range w.meshes {
 		peers := m.peers()
@@ -96,12 +98,19 @@ func (w *wanNet) meshBound(k int) time.Duration {
 			adj[i] = append(adj[i], w.idx[p])
 		}
 	}
-	return w.farthest(k, adj)
+	return w.delays(k, adj)
 }
 
 // farthest returns the least delay from node k to the farthest node it
-// reaches over the edges adj, with the link latencies: Dijkstra.
-func (w *wanNet) farthest(k int, adj [][]int) (delay time.Duration) {
+// reaches over the edges adj, with the link latencies.
+func (w *wanNet) farthest(k int, adj [][]int) time.Duration {
+	return slices.Max(w.delays(k, adj))
+}
+
+// delays returns the least delay from node k to each node it reaches over
+// the edges adj, with the link latencies (Dijkstra), k itself included
+// (0), nodes it does not reach left out.
+func (w *wanNet) delays(k int, adj [][]int) []time.Duration {
 	best := make([]time.Duration, len(w.hosts))
 	for i := range best {
 		best[i] = math.MaxInt64
@@ -120,12 +129,7 @@ func (w *wanNet) farthest(k int, adj [][]int) (delay time.Duration) {
 			}
 		}
 	}
-	for _, d := range best {
-		if d != math.MaxInt64 {
-			delay = max(delay, d)
-		}
-	}
-	return delay
+	return slices.DeleteFunc(best, func(d time.Duration) bool { return d == math.MaxInt64 })
 }
 
 type delayItem struct {
