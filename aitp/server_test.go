@@ -470,3 +470,44 @@ func TestTimeoutWhenHandlerIgnoresContext(t *testing.T) {
 		t.Fatalf("handler context error %v, want DeadlineExceeded", err)
 	}
 }
+
+// TestActive: a call is Active on both sides while its handler runs, and
+// on neither once it has answered; the association stays open meanwhile.
+func TestActive(t *testing.T) {
+	srv, cl, hs, hc := pair(t, nil)
+	started, release := make(chan struct{}), make(chan struct{})
+	srv.HandleFunc("wait", func(context.Context, aitp.ResponseWriter, *aitp.Request) error {
+		close(started)
+		<-release
+		return nil
+	})
+	srv.HandleFunc("ok", echo)
+	if _, err := cl.Call(ctxT(t), hs.ID(), "ok", nil); err != nil {
+		t.Fatal(err)
+	}
+	if cl.Active(hs.ID()) || srv.Active(hc.ID()) {
+		t.Fatal("active after the call answered")
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cl.Call(ctxT(t), hs.ID(), "wait", nil)
+		errc <- err
+	}()
+	<-started
+	if !cl.Active(hs.ID()) || !srv.Active(hc.ID()) {
+		t.Fatalf("while the handler runs: client active %v, server active %v", cl.Active(hs.ID()), srv.Active(hc.ID()))
+	}
+	if cl.Active(hc.ID()) || srv.Active(hs.ID()) {
+		t.Fatal("active for a peer with no call")
+	}
+	close(release)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 10*time.Second, "the call to leave both sides", func() bool {
+		return !cl.Active(hs.ID()) && !srv.Active(hc.ID())
+	})
+	if srv.Stats().Streams != 1 {
+		t.Fatalf("%d streams, want the association kept", srv.Stats().Streams)
+	}
+}
