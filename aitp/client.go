@@ -93,24 +93,6 @@ func (c *Client) BreakerState(p peer.ID) BreakerState {
 	return c.breaker(p).current(c.cfg.now(), c.cfg.breakerCooldown)
 }
 
-// Active reports whether a call to p is under way: waiting for its
-// association to open, queued behind the server's window, or sent and not
-// yet answered. Closing p's connections now would fail such a call.
-func (c *Client) Active(p peer.ID) bool {
-	c.mu.Lock()
-	cc, dialing := c.conns[p], c.dialing[p] != nil
-	c.mu.Unlock()
-	if dialing {
-		return true
-	}
-	if cc == nil {
-		return false
-	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	return cc.inflight > 0 || len(cc.pend) > 0 || len(cc.waiters) > 0
-}
-
 func (c *Client) breaker(p peer.ID) *breaker {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -197,14 +197,6 @@ func (s *Server) Stats() Stats {
 	return Stats{Streams: len(s.conns), Inflight: s.inflight}
 }
 
-// Active reports whether a request of p is running.
-func (s *Server) Active(p peer.ID) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pl := s.peers[p]
-	return pl != nil && pl.inflight > 0
-}
-
 // admit counts one request against the peer and global bounds.
 func (s *Server) admit(p peer.ID) bool {
 	s.mu.Lock()

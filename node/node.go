@@ -25,7 +25,6 @@ import (
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
-	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/arrivals"
@@ -63,7 +62,6 @@ type Node struct {
 	intake *intake.Intake // every card from outside enters the store here
 	host   host.Host
 	reach  *reachWatch
-	punch  *p2phost.PunchRetry // nil on loopback
 	server *aitp.Server
 	client *aitp.Client
 	a2a    *a2aclient.Client // calls agents whose card lists an A2A endpoint (see a2a.go)
@@ -202,7 +200,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	reach, punch, err := cfg.Reach.hostOptions(cfg.Listen, boot, cfg.Directory)
+	reach, err := cfg.Reach.hostOptions(cfg.Listen, boot, cfg.Directory)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +211,6 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
-	n.punch = punch
 	if n.reach, err = newReachWatch(n.host); err != nil {
 		return nil, fmt.Errorf("node: subscribe to reachability: %w", err)
 	}
@@ -389,12 +386,6 @@ func (n *Node) Start(ctx context.Context) error {
 		return fmt.Errorf("node: subscribe to connections: %w", err)
 	}
 	n.goLoop(func(ctx context.Context) { n.livenessLoop(ctx, conns) })
-	if n.punch != nil {
-		// A call under way on a relayed link keeps it: re-dialling would
-		// fail the call. The invocation layer's idle stream is re-opened.
-		busy := func(p peer.ID) bool { return n.client.Active(p) || n.server.Active(p) }
-		n.goLoop(func(ctx context.Context) { n.punch.Run(ctx, n.host, n.log, busy, aitp.ProtocolID) })
-	}
 	n.bootstrap(ctx)
 	if err := n.peering.Start(); err != nil {
 		return fmt.Errorf("node: peering: %w", err)

@@ -76,19 +76,18 @@ func (r ReachConfig) validate(bad func(name, format string, args ...any)) {
 }
 
 // hostOptions returns the p2phost options of r for a node that listens on
-// listen and bootstraps from boot (the config is valid), and the hole
-// punching retry the node runs (nil on loopback).
-func (r ReachConfig) hostOptions(listen []string, boot []peer.AddrInfo, directory bool) ([]p2phost.Option, *p2phost.PunchRetry, error) {
+// listen and bootstraps from boot (the config is valid).
+func (r ReachConfig) hostOptions(listen []string, boot []peer.AddrInfo, directory bool) ([]p2phost.Option, error) {
 	if localOnly(listen) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	subnets, err := parseSubnets(r.SimulatedPublic)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: simulated_public: %v", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: simulated_public: %v", ErrInvalidConfig, err)
 	}
 	if len(subnets) > 0 {
 		if err := p2phost.TreatAsPublic(subnets...); err != nil {
-			return nil, nil, fmt.Errorf("%w: simulated_public: %v", ErrInvalidConfig, err)
+			return nil, fmt.Errorf("%w: simulated_public: %v", ErrInvalidConfig, err)
 		}
 	}
 	announce, _ := parseAddrs(r.Announce)
@@ -97,7 +96,6 @@ func (r ReachConfig) hostOptions(listen []string, boot []peer.AddrInfo, director
 		PortMap:      !r.NoPortMap,
 		RelayService: r.RelayService == RelayOn || (r.RelayService != RelayOff && (directory || len(boot) == 0)),
 		Relays:       boot,
-		PunchRetry:   p2phost.NewPunchRetry(),
 	}
 	switch r.Reachability {
 	case ReachPublic:
@@ -105,7 +103,7 @@ func (r ReachConfig) hostOptions(listen []string, boot []peer.AddrInfo, director
 	case ReachPrivate:
 		reach.Force = network.ReachabilityPrivate
 	}
-	return []p2phost.Option{p2phost.WithReachability(reach), p2phost.WithAddrFilter(announce, noAnnounce)}, reach.PunchRetry, nil
+	return []p2phost.Option{p2phost.WithReachability(reach), p2phost.WithAddrFilter(announce, noAnnounce)}, nil
 }
 
 // dhtMode returns the DHT mode of a node: a server on a single-machine

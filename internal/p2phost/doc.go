@@ -20,8 +20,6 @@
 //
 // New tears down what it built when it fails. The returned host is owned
 // by the caller, whose Close releases the resource and connection
-// managers with it. PunchRetry, which the caller creates, hands to
-// WithReachability and runs, gives hole punching another go on links
-// that stayed relayed. The package keeps no state of its own and never
-// imports testing.
+// managers with it. The package keeps no state and never imports
+// testing.
 package p2phost

@@ -14,7 +14,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
 	relay "github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
-	"github.com/libp2p/go-libp2p/p2p/protocol/holepunch"
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 )
@@ -42,9 +41,6 @@ type Reachability struct {
 	// A deployment that knows its situation may set it; the NAT tests
 	// set it to stand in for what AutoNAT would learn on the Internet.
 	Force network.Reachability
-	// PunchRetry, when not nil, follows the host's hole punching (its
-	// owner runs it, see PunchRetry.Run).
-	PunchRetry *PunchRetry
 }
 
 // WithReachability turns on what lets a host be reached from beyond its
@@ -108,7 +104,7 @@ func reachOptions(r *Reachability, hp *atomic.Pointer[host.Host]) []libp2p.Optio
 		libp2p.EnableRelay(),
 		libp2p.EnableAutoNATv2(),
 		libp2p.EnableNATService(),
-		holePunching(r.PunchRetry),
+		libp2p.EnableHolePunching(),
 		// One known relay is enough to reserve a slot at once; libp2p's
 		// default waits for four candidates or three minutes.
 		libp2p.EnableAutoRelayWithPeerSource(relaySource(r.Relays, hp), autorelay.WithMinCandidates(1)),
@@ -130,15 +126,6 @@ func reachOptions(r *Reachability, hp *atomic.Pointer[host.Host]) []libp2p.Optio
 		opts = append(opts, libp2p.ForceReachabilityPrivate())
 	}
 	return opts
-}
-
-// holePunching returns the option that turns DCUtR hole punching on,
-// traced by retry when not nil.
-func holePunching(retry *PunchRetry) libp2p.Option {
-	if retry == nil {
-		return libp2p.EnableHolePunching()
-	}
-	return libp2p.EnableHolePunching(holepunch.WithTracer(retry))
 }
 
 // relaySource is AutoRelay's source of relay candidates: the given relays
