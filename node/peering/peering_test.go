@@ -29,6 +29,20 @@ func newHost(t *testing.T, sk crypto.PrivKey, listen string) host.Host {
 	return h
 }
 
+// start makes a Peering of h, started, closed at the end of the test.
+func start(t *testing.T, h host.Host, opts ...peering.Option) *peering.Peering {
+	t.Helper()
+	p, err := peering.New(h, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func newKey(t *testing.T) (crypto.PrivKey, peer.ID) {
 	t.Helper()
 	sk, pk, err := crypto.GenerateEd25519Key(nil)
@@ -54,7 +68,7 @@ func TestLateBootstrapReached(t *testing.T) {
 	hB := newHost(t, skB, "/ip4/127.0.0.1/tcp/0")
 	known := filepath.Join(t.TempDir(), peering.KnownFile)
 	var finds atomic.Int32
-	p, err := peering.New(hB,
+	p := start(t, hB,
 		peering.Bootstrap(peer.AddrInfo{ID: idA, Addrs: []ma.Multiaddr{addrA}}),
 		peering.KnownPeers(known, 0),
 		peering.Interval(20*time.Millisecond),
@@ -63,13 +77,6 @@ func TestLateBootstrapReached(t *testing.T) {
 			finds.Add(1)
 			return peer.AddrInfo{}, fmt.Errorf("not found")
 		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
 	polltest.For(t, 10*time.Second, "two failed attempts", func() bool { return finds.Load() >= 2 })
 
 	hA := newHost(t, skA, addrA.String())
@@ -103,15 +110,8 @@ func TestKnownPeersRedialled(t *testing.T) {
 	skB, _ := newKey(t)
 	hA := newHost(t, skA, "/ip4/127.0.0.1/tcp/0")
 	hB := newHost(t, skB, "/ip4/127.0.0.1/tcp/0")
-	p, err := peering.New(hB, peering.MinPeers(1), peering.Interval(20*time.Millisecond),
+	p := start(t, hB, peering.MinPeers(1), peering.Interval(20*time.Millisecond),
 		peering.WithBackoff(peering.Backoff{Base: 20 * time.Millisecond, Max: 100 * time.Millisecond}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hA.Connect(ctx, peer.AddrInfo{ID: hB.ID(), Addrs: hB.Addrs()}); err != nil {

@@ -63,7 +63,7 @@ func TestRelayedPeerNotRedialled(t *testing.T) {
 	_, gone := newKey(t)
 	var mu sync.Mutex
 	finds := map[peer.ID]int{}
-	p, err := peering.New(a,
+	start(t, a,
 		peering.Bootstrap(bInfo, peer.AddrInfo{ID: gone, Addrs: []ma.Multiaddr{ma.StringCast("/ip4/127.0.0.1/tcp/" + freePort(t, "tcp"))}}),
 		peering.Interval(20*time.Millisecond),
 		peering.WithBackoff(peering.Backoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond}),
@@ -73,13 +73,6 @@ func TestRelayedPeerNotRedialled(t *testing.T) {
 			finds[id]++
 			return peer.AddrInfo{}, fmt.Errorf("not found")
 		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
 	polltest.For(t, 20*time.Second, "three failed dials of the unreachable target", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
