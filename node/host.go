@@ -103,3 +103,25 @@ func openHost(sk crypto.PrivKey, cfg Config, gate connmgr.ConnectionGater, raise
 	}
 	return h, nil
 }
+
+// hostCloseWait bounds how long Close waits for the libp2p host to close.
+const hostCloseWait = 10 * time.Second
+
+// closeWithin runs closeFn and waits at most d for it. go-libp2p's host
+// Close can wait for ever: a shutdown was seen to stop in the AutoNAT v1
+// client's Close, its background goroutine's unsubscribe waiting for an
+// event-bus lock held by an identify push blocked on a subscriber that
+// no longer read. A node's shutdown must end, so past d it returns an
+// error and leaves closeFn to finish, or not, on its own.
+func closeWithin(closeFn func() error, d time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- closeFn() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("node: the libp2p host did not close within %v", d)
+	}
+}

@@ -486,7 +486,7 @@ func (n *Node) Close() error {
 		if n.agent != nil {
 			n.agent.close()
 		}
-		errs = append(errs, n.reach.close(), n.host.Close(), n.store.Close())
+		errs = append(errs, n.reach.close(), closeWithin(n.host.Close, hostCloseWait), n.store.Close())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
