@@ -111,7 +111,13 @@ const hostCloseWait = 10 * time.Second
 // Close can wait for ever: a shutdown was seen to stop in the AutoNAT v1
 // client's Close, its background goroutine's unsubscribe waiting for an
 // event-bus lock held by an identify push blocked on a subscriber that
-// no longer read. A node's shutdown must end, so past d it returns an
+// no longer read. That subscriber is the observed-address manager's
+// (go-libp2p v0.51 p2p/host/observedaddrs): the host's Close stops it
+// first (config.closableBasicHost stops the fx app, then closes the
+// host), and its event loop returns without closing its subscription,
+// so once that buffer is full every identify event blocks. Node.Close
+// closes the connections before the host, so that no identify push
+// arrives in between. A node's shutdown must end, so past d closeWithin returns an
 // error and leaves closeFn to finish, or not, on its own.
 func closeWithin(closeFn func() error, d time.Duration) error {
 	done := make(chan error, 1)

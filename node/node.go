@@ -486,7 +486,11 @@ func (n *Node) Close() error {
 		if n.agent != nil {
 			n.agent.close()
 		}
-		errs = append(errs, n.reach.close(), closeWithin(n.host.Close, hostCloseWait), n.store.Close())
+		// The connections first: go-libp2p's host Close stops its
+		// observed-address manager reading identify events while the
+		// connections are still open, and an identify push that arrives
+		// in between can block the event bus for good (see closeWithin).
+		errs = append(errs, n.reach.close(), n.host.Network().Close(), closeWithin(n.host.Close, hostCloseWait), n.store.Close())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr
