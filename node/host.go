@@ -107,18 +107,18 @@ func openHost(sk crypto.PrivKey, cfg Config, gate connmgr.ConnectionGater, raise
 // hostCloseWait bounds how long Close waits for the libp2p host to close.
 const hostCloseWait = 10 * time.Second
 
-// closeWithin runs closeFn and waits at most d for it. go-libp2p's host
-// Close can wait for ever: a shutdown was seen to stop in the AutoNAT v1
-// client's Close, its background goroutine's unsubscribe waiting for an
-// event-bus lock held by an identify push blocked on a subscriber that
-// no longer read. That subscriber is the observed-address manager's
-// (go-libp2p v0.51 p2p/host/observedaddrs): the host's Close stops it
-// first (config.closableBasicHost stops the fx app, then closes the
-// host), and its event loop returns without closing its subscription,
+// closeWithin runs closeFn and waits at most d for it; past d it returns
+// an error and leaves closeFn to finish, or not, on its own. A node's
+// shutdown must end, and go-libp2p's host Close can wait for ever: one
+// was seen to stop in the AutoNAT v1 client's Close, its unsubscribe
+// waiting for an event-bus lock held by an identify push blocked on a
+// subscriber that no longer read. That subscriber is the observed-address
+// manager's (go-libp2p v0.51 p2p/host/observedaddrs): the host's Close
+// stops it first (config.closableBasicHost stops the fx app, then closes
+// the host), and its event loop returns without closing its subscription,
 // so once that buffer is full every identify event blocks. Node.Close
-// closes the connections before the host, so that no identify push
-// arrives in between. A node's shutdown must end, so past d closeWithin returns an
-// error and leaves closeFn to finish, or not, on its own.
+// therefore closes the connections before the host, so that no identify
+// push arrives in between; this bound is for whatever else may block.
 func closeWithin(closeFn func() error, d time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- closeFn() }()

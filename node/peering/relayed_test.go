@@ -35,11 +35,11 @@ func relayHost(t *testing.T, serve bool) host.Host {
 }
 
 // TestRelayedPeerNotRedialled: a peer reached through a relay is
-// connected (a relayed connection carries calls and cards), so Peering
-// neither dials it again, which would open one more relayed connection
-// each round and set off a hole punch at the far end each time, nor
-// counts it as unreachable. Another target, unreachable, shows the rounds
-// go on meanwhile.
+// connected (a relayed connection carries calls and cards). Peering's
+// rounds open no second connection to it, which would add a relayed
+// connection each round and set off a hole punch at the far end each
+// time, and never count it as unreachable. Another target, unreachable,
+// shows the rounds go on meanwhile.
 func TestRelayedPeerNotRedialled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
