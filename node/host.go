@@ -89,7 +89,7 @@ func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high
 func openHost(sk crypto.PrivKey, cfg Config, gate connmgr.ConnectionGater, raised []protocol.ID, reach ...p2phost.Option) (host.Host, error) {
 	file := filepath.Join(cfg.DataDir, peering.ListenFile)
 	listen := peering.ReuseListen(file, cfg.Listen, cfg.Logger)
-	opts := append(slices.Clip(reach), p2phost.WithLibp2pOptions(libp2p.ConnectionGater(gate)))
+	opts := append(slices.Clip(reach), p2phost.WithConnectionGater(gate))
 	h, err := newHost(sk, listen, raised, cfg.ConnLow, cfg.ConnHigh, opts...)
 	if err != nil && !slices.Equal(listen, cfg.Listen) {
 		cfg.Logger.Warn("cannot listen on the ports of the last run; picking new ones", "err", err)

@@ -31,6 +31,7 @@ type config struct {
 	grace     time.Duration
 	extra     []libp2p.Option
 
+	gater      connmgr.ConnectionGater
 	reach      *Reachability
 	announce   []ma.Multiaddr
 	noAnnounce []ma.Multiaddr
@@ -55,6 +56,13 @@ func WithLimits(l rcmgr.ConcreteLimitConfig) Option { return func(c *config) { c
 // younger than grace (default: no trimming).
 func WithConnManager(low, high int, grace time.Duration) Option {
 	return func(c *config) { c.cm, c.low, c.high, c.grace = true, low, high, grace }
+}
+
+// WithConnectionGater sets the host's connection gater. With
+// WithReachability, relayed connections also wait for hole punching (see
+// Reachability.PunchWait) before g is asked.
+func WithConnectionGater(g connmgr.ConnectionGater) Option {
+	return func(c *config) { c.gater = g }
 }
 
 // WithLibp2pOptions appends raw libp2p options, applied after the
@@ -96,10 +104,20 @@ func New(sk crypto.PrivKey, opts ...Option) (host.Host, error) {
 		libp2p.DisableMetrics(),
 	}
 	var hp atomic.Pointer[host.Host]
+	gater := cfg.gater
 	if cfg.reach != nil {
 		lopts = append(lopts, reachOptions(cfg.reach, &hp)...)
+		if wait := cfg.reach.PunchWait; wait >= 0 {
+			if wait == 0 {
+				wait = DefaultPunchWait
+			}
+			gater = &punchGate{next: gater, host: &hp, until: time.Now().Add(wait)}
+		}
 	} else {
 		lopts = append(lopts, libp2p.DisableRelay())
+	}
+	if gater != nil {
+		lopts = append(lopts, libp2p.ConnectionGater(gater))
 	}
 	if af != nil {
 		lopts = append(lopts, libp2p.AddrsFactory(af))

@@ -2,6 +2,7 @@ package p2phost_test
 
 import (
 	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/internal/p2phost"
@@ -89,8 +91,10 @@ func TestAddrFilter(t *testing.T) {
 func TestReachabilityRelay(t *testing.T) {
 	relay := newHost(t, p2phost.WithReachability(p2phost.Reachability{RelayService: true, Force: network.ReachabilityPublic}))
 	relayInfo := peer.AddrInfo{ID: relay.ID(), Addrs: relay.Addrs()}
-	private := newHost(t, p2phost.WithReachability(p2phost.Reachability{Relays: []peer.AddrInfo{relayInfo}, Force: network.ReachabilityPrivate}))
-	caller := newHost(t, p2phost.WithReachability(p2phost.Reachability{}))
+	// On loopback neither starts hole punching (no public address), so
+	// they do without its wait (TestPunchWait).
+	private := newHost(t, p2phost.WithReachability(p2phost.Reachability{Relays: []peer.AddrInfo{relayInfo}, Force: network.ReachabilityPrivate, PunchWait: -1}))
+	caller := newHost(t, p2phost.WithReachability(p2phost.Reachability{PunchWait: -1}))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := private.Connect(ctx, relayInfo); err != nil {
@@ -108,5 +112,95 @@ func TestReachabilityRelay(t *testing.T) {
 	conns := caller.Network().ConnsToPeer(private.ID())
 	if len(conns) != 1 || !p2phost.IsRelayed(conns[0]) {
 		t.Fatalf("connections %v, want one relayed", conns)
+	}
+}
+
+// TestHolePunchReady: the hole-punching service of a host with a public
+// address starts; a host with loopback addresses only, or without
+// reachability, never starts one.
+func TestHolePunchReady(t *testing.T) {
+	// Announced only: nothing here dials it.
+	public := ma.StringCast("/ip4/1.2.3.4/tcp/4001")
+	punchable := newHost(t, p2phost.WithReachability(p2phost.Reachability{Force: network.ReachabilityPublic}),
+		p2phost.WithAddrFilter([]ma.Multiaddr{public}, nil))
+	loopback := newHost(t, p2phost.WithReachability(p2phost.Reachability{Force: network.ReachabilityPrivate}))
+	plain := newHost(t)
+	polltest.For(t, 30*time.Second, "hole punching on a host with a public address", func() bool {
+		return p2phost.HolePunchReady(punchable)
+	})
+	// Built at the same time as the first, the other two had their
+	// first look for a public address too, and have none.
+	for name, h := range map[string]host.Host{"loopback": loopback, "no reachability": plain} {
+		if p2phost.HolePunchReady(h) {
+			t.Errorf("%s host: hole punching started", name)
+		}
+	}
+}
+
+// TestPunchWait: a host refuses relayed connections until its hole
+// punching has started or its PunchWait has passed. Behind one relay: a
+// host that starts hole punching (it announces a public address) is
+// reached through the relay long before its wait ends; one that cannot
+// (loopback only) is reached only once its wait has passed; and a caller
+// that cannot start hole punching dials no relayed connection within its
+// own wait.
+func TestPunchWait(t *testing.T) {
+	relay := newHost(t, p2phost.WithReachability(p2phost.Reachability{RelayService: true, Force: network.ReachabilityPublic}))
+	relayInfo := peer.AddrInfo{ID: relay.ID(), Addrs: relay.Addrs()}
+	circuit := relay.Addrs()[0].Encapsulate(ma.StringCast("/p2p/" + relay.ID().String() + "/p2p-circuit"))
+	private := func(wait time.Duration, opts ...p2phost.Option) host.Host {
+		h := newHost(t, append(opts, p2phost.WithReachability(p2phost.Reachability{
+			Relays: []peer.AddrInfo{relayInfo}, Force: network.ReachabilityPrivate, PunchWait: wait}))...)
+		if err := h.Connect(context.Background(), relayInfo); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	caller := newHost(t, p2phost.WithReachability(p2phost.Reachability{PunchWait: -1}))
+	waitingCaller := newHost(t, p2phost.WithReachability(p2phost.Reachability{PunchWait: time.Hour}))
+	// dial connects from to to through the relay and opens a stream that
+	// to answers: the dialler's handshake may end before to has refused
+	// the connection, so only the answer shows that to accepted it.
+	const answer = protocol.ID("/adpnode/test/answer")
+	dial := func(from, to host.Host) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		from.Network().ClosePeer(to.ID())
+		from.Peerstore().ClearAddrs(to.ID())
+		if err := from.Connect(ctx, peer.AddrInfo{ID: to.ID(), Addrs: []ma.Multiaddr{circuit}}); err != nil {
+			return err
+		}
+		s, err := from.NewStream(network.WithAllowLimitedConn(ctx, "test"), to.ID(), answer)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		_, err = io.ReadFull(s, make([]byte, 1))
+		return err
+	}
+	answering := func(h host.Host) host.Host {
+		h.SetStreamHandler(answer, func(s network.Stream) {
+			s.Write([]byte{1})
+			s.Close()
+		})
+		return h
+	}
+
+	// Announced only: nothing here dials it.
+	punching := answering(private(time.Hour, p2phost.WithAddrFilter([]ma.Multiaddr{ma.StringCast("/ip4/1.2.3.4/tcp/4001")}, nil)))
+	polltest.Until(t, 30*time.Second, func() error { return dial(caller, punching) })
+	if !p2phost.HolePunchReady(punching) {
+		t.Fatal("reached through the relay before its hole punching started")
+	}
+	if err := dial(waitingCaller, punching); err == nil {
+		t.Fatal("a caller without hole punching dialled a relayed connection within its wait")
+	}
+
+	const wait = 3 * time.Second
+	built := time.Now()
+	loopback := answering(private(wait))
+	polltest.Until(t, 30*time.Second, func() error { return dial(caller, loopback) })
+	if since := time.Since(built); since < wait {
+		t.Fatalf("a host without hole punching accepted a relayed connection %v after it was built, within its wait of %v", since, wait)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -37,6 +38,11 @@ type Reachability struct {
 	// is private, tried before any connected peer that speaks
 	// HopProtocol.
 	Relays []peer.AddrInfo
+	// PunchWait is how long after it is built the host refuses relayed
+	// connections, dialled or accepted, while its hole-punching service
+	// has not started (HolePunchReady): go-libp2p would never punch
+	// through one made then. 0: DefaultPunchWait; negative: never.
+	PunchWait time.Duration
 	// Force overrides AutoNAT's verdict (ReachabilityUnknown: none).
 	// A deployment that knows its situation may set it; the NAT tests
 	// set it to stand in for what AutoNAT would learn on the Internet.
