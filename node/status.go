@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node/nodeapi"
 )
 
@@ -31,6 +32,7 @@ func (n *Node) Status() Status {
 		st.Addrs = append(st.Addrs, a.String())
 	}
 	st.Reachability, st.RelayAddrs = n.reachability()
+	st.HolePunching = p2phost.HolePunchReady(n.host)
 	return st
 }
 

@@ -49,6 +49,9 @@ func newStatusCmd() *cobra.Command {
 			if st.Reachability != "" {
 				fmt.Fprintf(w, "reachability\t%s\n", termtext.Escape(st.Reachability))
 			}
+			if st.HolePunching {
+				fmt.Fprintf(w, "hole punching\tstarted\n")
+			}
 			for _, a := range st.Addrs {
 				fmt.Fprintf(w, "listen\t%s\n", termtext.Escape(a))
 			}

@@ -28,6 +28,12 @@ type Status struct {
 	// RelayAddrs are the node's circuit relay addresses (a private node
 	// with a relay reservation), each ending in /p2p/<peer id>.
 	RelayAddrs []string `json:"relay_addrs"`
+	// HolePunching says whether the node's DCUtR hole-punching service
+	// has started: it has a public address to punch from and answers
+	// peers' hole punches. Until then, and at most 10 s from its start,
+	// the node refuses relayed connections, which go-libp2p would never
+	// upgrade to direct ones.
+	HolePunching bool `json:"hole_punching"`
 	// Agent is the state of the MCP server behind the node, if any.
 	Agent *AgentStatus `json:"agent,omitempty"`
 }

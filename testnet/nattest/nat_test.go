@@ -375,10 +375,11 @@ func TestNAT(t *testing.T) {
 					"--listen", "/ip4/0.0.0.0/tcp/0", "--listen", "/ip4/0.0.0.0/udp/0/quic-v1"))
 			}
 
-			// 1. Each private node gets a relay reservation and holds the
-			// other's card, which carries the other's relay address (a
-			// node's card follows its addresses), so that a call dials
-			// the relay at once.
+			// 1. Each private node gets a relay reservation, starts hole
+			// punching (it has the address its router maps it to, as the
+			// relay observed it) and holds the other's card, which
+			// carries the other's relay address (a node's card follows
+			// its addresses), so that a call dials the relay at once.
 			for i, h := range hosts {
 				polltest.Until(t, 60*time.Second, func() error {
 					out, err := w.cli(h, "status", "--json", "--data-dir", nodes[i].dir)
@@ -389,8 +390,8 @@ func TestNAT(t *testing.T) {
 					if err := json.Unmarshal([]byte(out), &st); err != nil {
 						return err
 					}
-					if st.Reachability != nodeapi.ReachPrivate || len(st.RelayAddrs) == 0 {
-						return fmt.Errorf("%s: reachability %q, relay addresses %v", h, st.Reachability, st.RelayAddrs)
+					if st.Reachability != nodeapi.ReachPrivate || len(st.RelayAddrs) == 0 || !st.HolePunching {
+						return fmt.Errorf("%s: reachability %q, relay addresses %v, hole punching %t", h, st.Reachability, st.RelayAddrs, st.HolePunching)
 					}
 					return w.holdsRelayed(h, nodes[i].dir, nodes[1-i].AgentID)
 				})
