@@ -17,7 +17,8 @@ import (
 // DefaultPunchWait is how long after it is built a host with reachability
 // refuses relayed connections while its hole-punching service has not
 // started (Reachability.PunchWait). The service looks for a public
-// address 0.25, 0.75, 1.75, 3.75 and 7.75 s after the host is built.
+// address when the host is built and 0.25, 0.75, 1.75, 3.75 and 7.75 s
+// after, then every 5 s.
 const DefaultPunchWait = 10 * time.Second
 
 // HolePunchReady reports whether h's DCUtR hole-punching service has
@@ -27,7 +28,7 @@ const DefaultPunchWait = 10 * time.Second
 // go-libp2p punches once for each relayed connection, when it opens, from
 // the side that accepted it, and only if that side's service has started
 // (libp2p/go-libp2p#3024); the other side must answer, which its service
-// does only once started too. The service polls for a public address
+// does only once started too. The service looks for a public address
 // from the host's start, 250 ms to 5 s apart, so a relayed connection
 // made before both ends had started stays relayed until it closes (the
 // relay's limit ends it: two minutes with relay.DefaultResources). The
