@@ -7,7 +7,10 @@
 // connection manager's water marks. Without WithReachability a host has
 // no relay; with it, it gets go-libp2p's NAT machinery (AutoNAT v2,
 // circuit relay v2 and AutoRelay, DCUtR hole punching, port mapping; see
-// Reachability), and WithAddrFilter chooses the announced addresses.
+// Reachability) and refuses relayed connections until its hole punching
+// has started (HolePunchReady, Reachability.PunchWait), and
+// WithAddrFilter chooses the announced addresses. WithConnectionGater
+// adds the caller's own gater.
 // TreatAsPublic is a process-wide switch for tests that simulate the
 // Internet with private address ranges.
 //
