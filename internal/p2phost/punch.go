@@ -42,9 +42,9 @@ func HolePunchReady(h host.Host) bool {
 // refuses relayed connections, dialled or accepted, until the host's
 // hole-punching service has started or the wait has passed, so that no
 // relayed connection opens that go-libp2p would never punch through (see
-// HolePunchReady). The peer that dialled retries later, when its next
-// relayed connection gets the hole punch. Every other decision is next's
-// (nil: admit).
+// HolePunchReady). A relayed dial refused then fails; the next relayed
+// connection, once the gate is open, gets the hole punch. Every other
+// decision is next's (nil: admit).
 type punchGate struct {
 	next  connmgr.ConnectionGater
 	host  *atomic.Pointer[host.Host]
