@@ -25,18 +25,18 @@ for pkg in $(go list ./...); do
       tail -n 2 "$log"; rm -f "$log"; continue
     fi
     cat "$log"
+    # The race's whole report: the target's FAIL line, then the bare error.
+    race=false
+    if grep -A1 "^--- FAIL: ${t} (" "$log" | tail -n 1 | grep -qx "    context deadline exceeded"; then race=true; fi
+    rm -f "$log"
     after=$( (find "$dir/testdata/fuzz/$t" -type f 2>/dev/null || true) | wc -l)
     if [ "$after" -gt "$before" ]; then
-      rm -f "$log"
       echo "FAIL: $t found a failing input (see $dir/testdata/fuzz/$t)"; status=1; continue
     fi
-    # The race's whole report: the target's FAIL line, then the bare error.
-    if grep -A1 "^--- FAIL: ${t} (" "$log" | tail -n 1 | grep -qx "    context deadline exceeded"; then
-      rm -f "$log"
+    if $race; then
       echo "fuzz $pkg $t: the end of -fuzztime reported as an error, with no failing input (golang/go#75804); a pass"
       continue
     fi
-    rm -f "$log"
     echo "fuzz $pkg $t failed without a new input; running it once more"
     if ! go test -run '^$' -fuzz "^${t}\$" -fuzztime "$time" "$pkg"; then status=1; fi
   done

@@ -60,10 +60,11 @@ func (g *punchGate) admitRelayed() bool {
 		return true
 	}
 	h := g.host.Load()
-	if h == nil || HolePunchReady(*h) || !time.Now().Before(g.until) {
-		// Nothing dials before the host is built; after, the gate
-		// stays open.
-		g.open.Store(h != nil)
+	if h == nil {
+		return true // nothing dials before the host is built
+	}
+	if HolePunchReady(*h) || !time.Now().Before(g.until) {
+		g.open.Store(true) // and stays open
 		return true
 	}
 	return false
