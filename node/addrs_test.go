@@ -13,6 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 )
 
 // forgetPeer makes b hold a's card but neither a connection to a nor
@@ -64,7 +65,7 @@ func TestInvokeAddsCardAddressesBesideDeadOnes(t *testing.T) {
 	forgetPeer(t, a, b)
 	dead := ma.StringCast("/ip4/127.0.0.1/tcp/1")
 	b.Host().Peerstore().AddAddrs(a.PeerID(), []ma.Multiaddr{dead}, peerstore.PermanentAddrTTL)
-	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
+	if _, err := b.Invoke(context.Background(), a.AgentID(), demoagent.Echo, []byte(`{"x":1}`)); err != nil {
 		t.Fatalf("invoke with only a dead address in the peerstore: %v", err)
 	}
 	if got := b.Host().Peerstore().Addrs(a.PeerID()); len(got) < 2 {
@@ -79,7 +80,7 @@ func TestCallRelearnsAddressesOnce(t *testing.T) {
 	a := startNode(t, testNode{name: "a", demo: true})
 	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
 	forgetPeer(t, a, b)
-	reply, err := b.CallPeer(context.Background(), a.PeerID(), node.DemoEcho, []byte(`{"x":1}`))
+	reply, err := b.CallPeer(context.Background(), a.PeerID(), demoagent.Echo, []byte(`{"x":1}`))
 	if err != nil {
 		t.Fatalf("call without addresses: %v", err)
 	}

@@ -1,182 +1,99 @@
 package node
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"net/http"
-	"net/url"
-	"strings"
-	"time"
+	"reflect"
 
+	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/adpnode/adpnode/aitp"
-	"github.com/adpnode/adpnode/node/httpapi"
+	"github.com/adpnode/adpnode/node/httpagent"
+	"github.com/adpnode/adpnode/node/mcpagent"
 )
 
-// Limits on the agent beside the node.
-const (
-	// maxAgentReply bounds a reply read from the agent's HTTP server.
-	maxAgentReply = 1 << 20
-	// maxAgentLine bounds one line of a streamed (NDJSON) reply.
-	maxAgentLine = aitp.MaxBodyPerMessage
-	// agentCallTimeout applies when the caller sent no deadline.
-	agentCallTimeout = 30 * time.Second
-	// ndjson is the content type of a streamed reply.
-	ndjson = httpapi.NDJSON
-	// callerHeader carries the calling agent's id to the agent.
-	callerHeader = "X-ADP-Caller"
-)
-
-// httpAgent forwards tool calls to the agent's own HTTP server: a JSON POST
-// to <base>/<method>, the HTTP status mapped to an AITP status, the body
-// passed back. A reply of type application/x-ndjson, or a chunked reply,
-// is streamed line by line when the caller accepts a streamed reply.
-// Safe for concurrent use.
-type httpAgent struct {
-	base   *url.URL
-	client *http.Client
+// toolAgent serves the card's tools that the node does not serve itself:
+// the agent's HTTP server (package httpagent) or an MCP server (package
+// mcpagent, whose tool list becomes the card's).
+type toolAgent interface {
+	Call(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request, caller string) error
+	Close() error
 }
 
-func newHTTPAgent(raw string) (*httpAgent, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: agent_url: %v", ErrInvalidConfig, err)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	return &httpAgent{base: u, client: &http.Client{
-		Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute, ResponseHeaderTimeout: agentCallTimeout},
-		// Never follow a redirect off the agent's server.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}, nil
-}
-
-// close releases idle connections to the agent.
-func (a *httpAgent) close() { a.client.CloseIdleConnections() }
-
-// statusFromHTTP maps the agent's HTTP status to an AITP status and error code.
-func statusFromHTTP(code int) (aitp.Status, string) {
+// newAgent builds the agent cfg names (Validate allows one at most), or
+// returns nil.
+func (n *Node) newAgent() (toolAgent, error) {
+	var opt mcpagent.Option
 	switch {
-	case code >= 200 && code < 300:
-		return aitp.StatusOK, ""
-	case code == http.StatusBadRequest || code == http.StatusUnprocessableEntity:
-		return aitp.StatusInvalidRequest, aitp.CodeInvalidRequest
-	case code == http.StatusUnauthorized:
-		return aitp.StatusUnauthorized, aitp.CodeUnauthorized
-	case code == http.StatusForbidden:
-		return aitp.StatusUnauthorized, aitp.CodeForbidden
-	case code == http.StatusNotFound:
-		return aitp.StatusNotFound, aitp.CodeNotFound
-	case code == http.StatusTooManyRequests:
-		return aitp.StatusBusy, aitp.CodeRateLimited
-	case code == http.StatusServiceUnavailable:
-		return aitp.StatusBusy, aitp.CodeBusy
-	case code == http.StatusGatewayTimeout:
-		return aitp.StatusTimeout, aitp.CodeTimeout
+	case n.cfg.AgentURL != "":
+		a, err := httpagent.New(n.cfg.AgentURL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: agent_url: %w", ErrInvalidConfig, err)
+		}
+		return a, nil
+	case n.cfg.AgentMCPCommand != "":
+		argv, err := mcpagent.SplitCommand(n.cfg.AgentMCPCommand)
+		if err != nil {
+			return nil, err
+		}
+		opt = mcpagent.Command(argv...)
+	case n.cfg.AgentMCPURL != "":
+		opt = mcpagent.URL(n.cfg.AgentMCPURL)
 	default:
-		return aitp.StatusError, aitp.CodeInternal
+		return nil, nil
 	}
+	a, err := mcpagent.New(opt, mcpagent.Logger(n.log), mcpagent.OnToolsChanged(n.setAgentTools))
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
-// call forwards one tool call. caller is the calling agent's id.
-func (a *httpAgent) call(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request, caller string) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, agentCallTimeout)
-		defer cancel()
-	}
-	u := a.base.JoinPath(r.Method)
-	body := r.Body
-	if len(body) == 0 {
-		body = []byte("{}")
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return aitp.Errorf(aitp.StatusError, aitp.CodeInternal, "", "agent request: %v", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if r.StreamReply {
-		req.Header.Set("Accept", ndjson+", application/json")
-	} else {
-		req.Header.Set("Accept", "application/json")
-	}
-	req.Header.Set(callerHeader, caller)
-	resp, err := a.client.Do(req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return aitp.Errorf(aitp.StatusTimeout, aitp.CodeTimeout, "", "agent did not answer in time")
-		}
-		return aitp.Errorf(aitp.StatusError, aitp.CodeInternal, "", "agent unreachable")
-	}
-	defer resp.Body.Close()
-	st, code := statusFromHTTP(resp.StatusCode)
-	if st != aitp.StatusOK {
-		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxAgentReply))
-		e := &aitp.Error{Status: st, Code: code, Message: http.StatusText(resp.StatusCode)}
-		var model struct{ Code, Message, Path string }
-		if json.Unmarshal(raw, &model) == nil && model.Message != "" {
-			e.Message, e.Path = model.Message, model.Path
-			if model.Code != "" {
-				e.Code = model.Code
-			}
-		} else if s := strings.TrimSpace(string(raw)); s != "" {
-			e.Message = truncate(s, 1024)
-		}
-		return e
-	}
-	if r.StreamReply && isStreamed(resp) {
-		return copyLines(w, resp.Body)
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAgentReply+1))
-	if err != nil {
-		return aitp.Errorf(aitp.StatusError, aitp.CodeInternal, "", "reading agent reply: %v", err)
-	}
-	if len(raw) > maxAgentReply {
-		return aitp.Errorf(aitp.StatusError, aitp.CodeInternal, "", "agent reply larger than %d bytes", maxAgentReply)
-	}
-	_, err = w.Write(raw)
-	return err
-}
-
-// isStreamed reports whether the agent answered with a line stream.
-func isStreamed(resp *http.Response) bool {
-	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil && mt == ndjson {
-		return true
-	}
-	for _, te := range resp.TransferEncoding {
-		if te == "chunked" {
-			return true
-		}
-	}
-	return false
-}
-
-// copyLines writes each non-empty line of body as one stream chunk.
-func copyLines(w aitp.ResponseWriter, body io.Reader) error {
-	sc := bufio.NewScanner(io.LimitReader(body, 64*maxAgentReply))
-	sc.Buffer(make([]byte, 0, 4096), maxAgentLine)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return aitp.Errorf(aitp.StatusError, aitp.CodeInternal, "", "reading agent stream: %v", err)
+// startAgent connects the MCP server, if there is one; its tools reach the
+// card through setAgentTools before it returns.
+func (n *Node) startAgent(ctx context.Context) error {
+	if m, ok := n.agent.(*mcpagent.Agent); ok {
+		return m.Start(ctx)
 	}
 	return nil
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// setAgentTools makes the MCP server's tools the card's tools (the demo
+// tools stay, see shapeCard) and keeps what the bridge could not put on
+// them in extensions["mcp"]; UpdateCard re-signs and re-publishes.
+func (n *Node) setAgentTools(tools []adp.Tool, ext json.RawMessage) {
+	old := n.Card()
+	probe := old.Clone()
+	probe.Tools = tools
+	n.shapeCard(probe)
+	if reflect.DeepEqual(probe.Tools, old.Tools) && string(ext) == string(old.Extensions[bridge.NamespaceMCP]) {
+		return
 	}
-	return s[:n]
+	err := n.UpdateCard(n.ctx, func(c *adp.Card) {
+		c.Tools = tools
+		switch {
+		case ext != nil && c.Extensions == nil:
+			c.Extensions = map[string]json.RawMessage{bridge.NamespaceMCP: ext}
+		case ext != nil:
+			c.Extensions[bridge.NamespaceMCP] = ext
+		default:
+			delete(c.Extensions, bridge.NamespaceMCP)
+		}
+	})
+	if err != nil {
+		n.log.Warn("card update with the MCP server's tools", "err", err)
+		return
+	}
+	n.log.Info("card updated with the MCP server's tools", "tools", len(tools))
+}
+
+// agentStatus is the MCP server's state for Status, or nil.
+func (n *Node) agentStatus() *mcpagent.Status {
+	m, ok := n.agent.(*mcpagent.Agent)
+	if !ok {
+		return nil
+	}
+	st := m.Status()
+	return &st
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 )
 
 // errorModel is the discovery profile's error model.
@@ -78,7 +79,7 @@ func TestAPI(t *testing.T) {
 		if code != 200 {
 			t.Fatalf("PUT minimal card: %d %s", code, body)
 		}
-		if got := n.Card(); got.Description != "" || len(got.Tools) != len(node.DemoTools()) || len(got.Endpoints) == 0 {
+		if got := n.Card(); got.Description != "" || len(got.Tools) != len(demoagent.Tools()) || len(got.Endpoints) == 0 {
 			t.Fatalf("after PUT: name %q, %d tools, endpoints %v", got.Name, len(got.Tools), got.Endpoints)
 		}
 		// Validation problems come back with their JSON path.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
-	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 )
 
 // BenchmarkInvoke measures a tool call (demo echo, 100-byte body) between
@@ -27,7 +27,7 @@ func BenchmarkInvoke(b *testing.B) {
 	direct := func(n int) time.Duration {
 		start := time.Now()
 		for range n {
-			if _, err := caller.Invoke(ctx, callee.AgentID(), node.DemoEcho, body); err != nil {
+			if _, err := caller.Invoke(ctx, callee.AgentID(), demoagent.Echo, body); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/arrivals"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/node/route"
 	"github.com/adpnode/adpnode/store"
@@ -59,7 +60,7 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 		c.Tools = opts.Tools
 	}
 	if opts.DemoTools {
-		c.Tools = append(c.Tools, DemoTools()...)
+		c.Tools = append(c.Tools, demoagent.Tools()...)
 	}
 	if c.Name == "" {
 		return "", fmt.Errorf("%w: name: required", ErrInvalidConfig)

@@ -103,10 +103,12 @@
 // # The agent beside the node
 //
 // Calls from other agents to the tools on the card are served by the
-// built-in demo agent (Config.DemoAgent, tools [DemoTools]) or forwarded
-// to the agent's HTTP server (Config.AgentURL) as a JSON POST to
-// <url>/<tool>, with the HTTP status mapped to an AITP status. A tool with
-// no agent behind it answers NOT_FOUND.
+// built-in demo agent (Config.DemoAgent, package node/demoagent) or by
+// the agent beside the node: its HTTP server (Config.AgentURL, package
+// node/httpagent: a JSON POST to <url>/<tool>, the HTTP status mapped to
+// an AITP status) or an MCP server (Config.AgentMCPCommand or
+// AgentMCPURL, package node/mcpagent, whose tools become the card's).
+// A tool with no agent behind it answers NOT_FOUND.
 //
 // # HTTP API
 //

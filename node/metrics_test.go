@@ -11,6 +11,7 @@ import (
 
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 )
 
 // TestMetricsIncludeAITP: the node registers aitp's server and client
@@ -20,7 +21,7 @@ import (
 func TestMetricsIncludeAITP(t *testing.T) {
 	a := startNode(t, testNode{name: "callee", demo: true})
 	b := startNode(t, testNode{name: "caller", bootstrap: []string{addrOf(t, a)}})
-	if _, err := b.CallPeer(context.Background(), a.PeerID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
+	if _, err := b.CallPeer(context.Background(), a.PeerID(), demoagent.Echo, []byte(`{"x":1}`)); err != nil {
 		t.Fatalf("call: %v", err)
 	}
 	for _, tc := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -242,7 +243,7 @@ func TestInvokeByCardAddresses(t *testing.T) {
 	// Forget a: no connection, no addresses. (A fresh association: the
 	// first call goes out on a new stream.)
 	forgetPeer(t, a, b)
-	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
+	if _, err := b.Invoke(context.Background(), a.AgentID(), demoagent.Echo, []byte(`{"x":1}`)); err != nil {
 		t.Fatalf("invoke after forgetting the addresses: %v", err)
 	}
 }

@@ -220,7 +220,7 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	if n.agent != nil {
-		closers = append(closers, func() error { n.agent.close(); return nil })
+		closers = append(closers, n.agent.Close)
 	}
 
 	// The server answers to the agent id: a message whose dst is empty or
@@ -486,7 +486,7 @@ func (n *Node) Close() error {
 			errs = append(errs, n.webReg.Close())
 		}
 		if n.agent != nil {
-			n.agent.close()
+			errs = append(errs, n.agent.Close())
 		}
 		// The connections first: go-libp2p's host Close stops its
 		// observed-address manager reading identify events while the

@@ -15,6 +15,7 @@ import (
 	"github.com/adpnode/adpnode/internal/poll"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
 
@@ -32,7 +33,7 @@ func TestInit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("card.json does not verify: %v", err)
 	}
-	if c.ID != id || c.Name != "Translator" || c.Seq == nil || *c.Seq != 1 || len(c.Tools) != len(node.DemoTools()) {
+	if c.ID != id || c.Name != "Translator" || c.Seq == nil || *c.Seq != 1 || len(c.Tools) != len(demoagent.Tools()) {
 		t.Fatalf("card: id %s (want %s) name %q seq %v tools %d", c.ID, id, c.Name, c.Seq, len(c.Tools))
 	}
 	if _, err := node.Init(dir, node.InitOptions{Name: "again"}); !errors.Is(err, node.ErrAlreadyInitialized) {
@@ -115,7 +116,7 @@ func TestStartCloseNoLeak(t *testing.T) {
 	a := startNode(t, testNode{name: "a", demo: true})
 	b := startNode(t, testNode{name: "b", bootstrap: []string{addrOf(t, a)}})
 	polltest.For(t, 20*time.Second, "cards exchanged", func() bool { return a.CardCount() == 2 && b.CardCount() == 2 })
-	if _, err := b.Invoke(context.Background(), a.AgentID(), node.DemoEcho, []byte(`{}`)); err != nil {
+	if _, err := b.Invoke(context.Background(), a.AgentID(), demoagent.Echo, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if code, _ := api(t, b, "POST", "/v1/discover?scope=network", `{"query":"reverse text"}`); code != 200 {

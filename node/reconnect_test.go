@@ -14,6 +14,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/peering"
 )
 
@@ -89,7 +90,7 @@ func TestRestartSamePortReached(t *testing.T) {
 	polltest.Until(t, 30*time.Second, func() error { return holds(a, b.AgentID()) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := a.Invoke(ctx, b.AgentID(), node.DemoEcho, []byte(`{"text":"hi"}`)); err != nil {
+	if _, err := a.Invoke(ctx, b.AgentID(), demoagent.Echo, []byte(`{"text":"hi"}`)); err != nil {
 		t.Fatalf("invoke before restart: %v", err)
 	}
 	before := addrStrings(b)
@@ -98,7 +99,7 @@ func TestRestartSamePortReached(t *testing.T) {
 	}
 	// While b is down, a call fails and leaves libp2p's dial backoff.
 	dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
-	if _, err := a.Invoke(dctx, b.AgentID(), node.DemoEcho, []byte(`{"text":"hi"}`)); err == nil {
+	if _, err := a.Invoke(dctx, b.AgentID(), demoagent.Echo, []byte(`{"text":"hi"}`)); err == nil {
 		t.Fatal("invoke of a stopped node succeeded")
 	}
 	dcancel()
@@ -111,7 +112,7 @@ func TestRestartSamePortReached(t *testing.T) {
 		t.Fatalf("restarted on %v, want the ports of the first run %v", after, before)
 	}
 	start := time.Now()
-	if _, err := a.Invoke(ctx, b2.AgentID(), node.DemoEcho, []byte(`{"text":"again"}`)); err != nil {
+	if _, err := a.Invoke(ctx, b2.AgentID(), demoagent.Echo, []byte(`{"text":"again"}`)); err != nil {
 		t.Fatalf("first invoke after restart: %v", err)
 	}
 	t.Logf("first invoke after the restart took %v", time.Since(start))

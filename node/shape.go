@@ -9,6 +9,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/route"
 )
 
@@ -48,7 +49,7 @@ func (n *Node) shapeCard(c *adp.Card) {
 		c.Skills = slices.DeleteFunc(c.Skills, func(s string) bool { return s == DirectorySkill })
 	}
 	if n.cfg.DemoAgent {
-		for _, t := range DemoTools() {
+		for _, t := range demoagent.Tools() {
 			if !slices.ContainsFunc(c.Tools, func(x adp.Tool) bool { return x.Name == t.Name }) {
 				c.Tools = append(c.Tools, t)
 			}

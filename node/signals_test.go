@@ -11,6 +11,7 @@ import (
 	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 )
 
 // twinCard is an agent card equal on text to every other twin: only the
@@ -146,7 +147,7 @@ func TestAvailabilityFollowsCallsInFlight(t *testing.T) {
 		rec, err := b.LookupCard(ctx, a.AgentID())
 		return err == nil && *rec.Card.Seq == *a.Card().Seq
 	})
-	if _, err := b.Invoke(ctx, a.AgentID(), node.DemoEcho, []byte(`{"x":1}`)); err != nil {
+	if _, err := b.Invoke(ctx, a.AgentID(), demoagent.Echo, []byte(`{"x":1}`)); err != nil {
 		t.Fatalf("invoke: %v", err)
 	}
 	query := `{"tags": ["nlp/reversal"], "min_score": 0, "include_evidence": true}`
@@ -175,7 +176,7 @@ func TestAvailabilityFollowsCallsInFlight(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		var once bool
-		done <- b.InvokeStream(ctx, a.AgentID(), node.DemoReverse, []byte(`{"text": "one two three"}`), func(json.RawMessage) error {
+		done <- b.InvokeStream(ctx, a.AgentID(), demoagent.Reverse, []byte(`{"text": "one two three"}`), func(json.RawMessage) error {
 			if !once {
 				once = true
 				close(inFlight)

@@ -7,6 +7,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/demoagent"
 )
 
 // registerTools registers an AITP handler for every tool of c not yet
@@ -54,10 +55,10 @@ func (n *Node) serveTool(ctx context.Context, w aitp.ResponseWriter, r *aitp.Req
 	switch {
 	case !onCard:
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "no tool %q on this agent's card", r.Method)
-	case n.cfg.DemoAgent && isDemoTool(r.Method):
-		return demoAgent(ctx, w, r)
+	case n.cfg.DemoAgent && demoagent.Serves(r.Method):
+		return demoagent.Call(ctx, w, r)
 	case n.agent != nil:
-		return n.agent.call(ctx, w, r, adp.AgentID(r.Remote))
+		return n.agent.Call(ctx, w, r, adp.AgentID(r.Remote))
 	default:
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "no agent serves tool %q", r.Method)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/store"
@@ -273,7 +274,7 @@ func checkTools(t *testing.T, c *client, a, b *node.Node) {
 		}
 		got := out.Candidates[i]
 		if got.Score <= 0 || len(got.Evidence.MatchedTags) == 0 || !strings.Contains(got.HowToCall, b.AgentID()) ||
-			!slices.ContainsFunc(got.Tools, func(tr mcpserver.ToolRef) bool { return tr.Name == node.DemoReverse && tr.InputSchema != nil }) {
+			!slices.ContainsFunc(got.Tools, func(tr mcpserver.ToolRef) bool { return tr.Name == demoagent.Reverse && tr.InputSchema != nil }) {
 			t.Fatalf("candidate %+v: want a score, matched tags, how to call and the reverse tool with its schema", got)
 		}
 	})
@@ -287,8 +288,8 @@ func checkTools(t *testing.T, c *client, a, b *node.Node) {
 			} `json:"card"`
 		}
 		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolDescribe, Arguments: map[string]any{"agent": b.AgentID(), "fields": []string{"tools"}}}, &out)
-		if out.Card.ID != b.AgentID() || len(out.Card.Tools) != len(node.DemoTools()) {
-			t.Fatalf("described %+v, want %s with %d tools", out.Card, b.AgentID(), len(node.DemoTools()))
+		if out.Card.ID != b.AgentID() || len(out.Card.Tools) != len(demoagent.Tools()) {
+			t.Fatalf("described %+v, want %s with %d tools", out.Card, b.AgentID(), len(demoagent.Tools()))
 		}
 	})
 	t.Run("invoke_agent", func(t *testing.T) {
@@ -297,13 +298,13 @@ func checkTools(t *testing.T, c *client, a, b *node.Node) {
 				Words int `json:"words"`
 			} `json:"result"`
 		}
-		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": node.DemoWordCount, "arguments": map[string]any{"text": "one two three"}}}, &out)
+		call(t, c, &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": demoagent.WordCount, "arguments": map[string]any{"text": "one two three"}}}, &out)
 		if out.Result.Words != 3 {
 			t.Fatalf("wordcount gave %d words, want 3", out.Result.Words)
 		}
 	})
 	t.Run("invoke_agent streamed with progress", func(t *testing.T) {
-		params := &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": node.DemoReverse, "arguments": map[string]any{"text": "abc def ghi"}}}
+		params := &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": demoagent.Reverse, "arguments": map[string]any{"text": "abc def ghi"}}}
 		params.SetProgressToken("reverse-1")
 		var out struct {
 			Chunks []struct {
@@ -336,7 +337,7 @@ func checkTools(t *testing.T, c *client, a, b *node.Node) {
 	t.Run("unknown agent", func(t *testing.T) {
 		id := unknownAgent(t)
 		for tool, args := range map[string]map[string]any{
-			mcpserver.ToolInvoke:   {"agent": id, "tool": node.DemoEcho},
+			mcpserver.ToolInvoke:   {"agent": id, "tool": demoagent.Echo},
 			mcpserver.ToolDescribe: {"agent": id},
 		} {
 			msg := callErr(t, c, tool, args)
@@ -355,7 +356,7 @@ func checkTools(t *testing.T, c *client, a, b *node.Node) {
 			{mcpserver.ToolRate, map[string]any{"agent": b.AgentID(), "stars": "five"}, "stars"},
 			{mcpserver.ToolRate, map[string]any{"agent": b.AgentID(), "stars": 9}, "stars"},
 			{mcpserver.ToolInvoke, map[string]any{"agent": b.AgentID()}, "tool"},
-			{mcpserver.ToolInvoke, map[string]any{"agent": b.AgentID(), "tool": node.DemoWordCount, "arguments": map[string]any{"txt": "x"}}, "text"},
+			{mcpserver.ToolInvoke, map[string]any{"agent": b.AgentID(), "tool": demoagent.WordCount, "arguments": map[string]any{"txt": "x"}}, "text"},
 			{mcpserver.ToolDiscover, map[string]any{"query": "x", "limit": 5000}, "limit"},
 			{mcpserver.ToolDiscover, map[string]any{"query": "x", "scope": "galaxy"}, "scope"},
 			{mcpserver.ToolUpdateMyCard, map[string]any{}, "at least one"},

@@ -21,6 +21,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/webui"
 	"github.com/adpnode/adpnode/testnet"
 )
@@ -377,7 +378,7 @@ func invokePage(t *testing.T, tab context.Context, nw *testnet.Network, base, sh
 		t.Fatal(err)
 	}
 	t.Logf("tools %v", opts)
-	if err := run(tab, chromedp.SetValue(`#inv-tool`, node.DemoWordCount)); err != nil {
+	if err := run(tab, chromedp.SetValue(`#inv-tool`, demoagent.WordCount)); err != nil {
 		t.Fatal(err)
 	}
 	if err := run(tab, chromedp.Evaluate(`document.querySelector('#inv-tool').dispatchEvent(new Event('change'))`, nil)); err != nil {
@@ -394,7 +395,7 @@ func invokePage(t *testing.T, tab context.Context, nw *testnet.Network, base, sh
 		return nil
 	})
 	shoot(t, tab, shots, "invoke")
-	if err := run(tab, chromedp.SetValue(`#inv-tool`, node.DemoReverse),
+	if err := run(tab, chromedp.SetValue(`#inv-tool`, demoagent.Reverse),
 		chromedp.Evaluate(`document.querySelector('#inv-tool').dispatchEvent(new Event('change'))`, nil),
 		chromedp.WaitVisible(`#f-text`), chromedp.SendKeys(`#f-text`, "alpha beta gamma"),
 		chromedp.Click(`form.invoke button[type="submit"]`)); err != nil {

@@ -1,4 +1,4 @@
-package node
+package demoagent
 
 import (
 	"context"
@@ -12,41 +12,41 @@ import (
 	"github.com/adpnode/adpnode/internal/jsonerr"
 )
 
-// Tools of the built-in demo agent (Config.DemoAgent).
+// The demo tools' names.
 const (
-	DemoEcho      = "echo"      // replies with its input
-	DemoWordCount = "wordcount" // counts words, lines and characters of {"text"}
-	DemoReverse   = "reverse"   // reverses {"text"}; streams one chunk per word when asked
+	Echo      = "echo"      // replies with its input
+	WordCount = "wordcount" // counts words, lines and characters of {"text"}
+	Reverse   = "reverse"   // reverses {"text"}; streams one chunk per word when asked
 )
 
-// maxDemoText bounds the text the demo tools accept.
-const maxDemoText = 256 << 10
+// MaxText bounds the text the demo tools accept.
+const MaxText = 256 << 10
 
 var (
 	textInput = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	yes       = true
 )
 
-// DemoTools returns the card entries of the demo agent's tools, with their
-// input and output schemas. Each call returns fresh values.
-func DemoTools() []adp.Tool {
+// Tools returns the card entries of the demo tools, with their input and
+// output schemas. Each call returns fresh values.
+func Tools() []adp.Tool {
 	return []adp.Tool{
 		{
-			Name:         DemoEcho,
+			Name:         Echo,
 			Description:  "Returns its JSON input unchanged.",
 			InputSchema:  json.RawMessage(`{"type":"object"}`),
 			OutputSchema: json.RawMessage(`{"type":"object"}`),
 			Idempotent:   &yes,
 		},
 		{
-			Name:         DemoWordCount,
+			Name:         WordCount,
 			Description:  "Counts the words, lines and characters of a text.",
 			InputSchema:  textInput,
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"words":{"type":"integer"},"lines":{"type":"integer"},"chars":{"type":"integer"}}}`),
 			Idempotent:   &yes,
 		},
 		{
-			Name:         DemoReverse,
+			Name:         Reverse,
 			Description:  "Reverses a text; streams one chunk per word when the caller accepts a stream.",
 			InputSchema:  textInput,
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
@@ -56,14 +56,16 @@ func DemoTools() []adp.Tool {
 	}
 }
 
-func isDemoTool(name string) bool {
-	return name == DemoEcho || name == DemoWordCount || name == DemoReverse
+// Serves reports whether name is a demo tool.
+func Serves(name string) bool {
+	return name == Echo || name == WordCount || name == Reverse
 }
 
-// demoAgent serves the demo tools in-process.
-func demoAgent(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
+// Call serves one call of a demo tool, r.Method; a name that is not one
+// answers NOT_FOUND. It is an aitp handler.
+func Call(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
 	switch r.Method {
-	case DemoEcho:
+	case Echo:
 		body := r.Body
 		if len(body) == 0 {
 			body = []byte("{}")
@@ -73,8 +75,8 @@ func demoAgent(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error 
 		}
 		_, err := w.Write(body)
 		return err
-	case DemoWordCount:
-		text, err := demoText(r.Body)
+	case WordCount:
+		text, err := text(r.Body)
 		if err != nil {
 			return err
 		}
@@ -83,8 +85,8 @@ func demoAgent(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error 
 			lines = strings.Count(text, "\n") + 1
 		}
 		return writeJSON(w, map[string]int{"words": len(strings.FieldsFunc(text, unicode.IsSpace)), "lines": lines, "chars": utf8.RuneCountInString(text)})
-	case DemoReverse:
-		text, err := demoText(r.Body)
+	case Reverse:
+		text, err := text(r.Body)
 		if err != nil {
 			return err
 		}
@@ -103,7 +105,8 @@ func demoAgent(_ context.Context, w aitp.ResponseWriter, r *aitp.Request) error 
 	}
 }
 
-func demoText(body []byte) (string, error) {
+// text is the "text" member of body, checked.
+func text(body []byte) (string, error) {
 	var in struct {
 		Text *string `json:"text"`
 	}
@@ -114,12 +117,13 @@ func demoText(body []byte) (string, error) {
 	if in.Text == nil {
 		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/text", "required")
 	}
-	if len(*in.Text) > maxDemoText {
-		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/text", "longer than %d bytes", maxDemoText)
+	if len(*in.Text) > MaxText {
+		return "", aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeInvalidRequest, "/text", "longer than %d bytes", MaxText)
 	}
 	return *in.Text, nil
 }
 
+// reverseString reverses s rune by rune.
 func reverseString(s string) string {
 	r := []rune(s)
 	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
@@ -128,6 +132,7 @@ func reverseString(s string) string {
 	return string(r)
 }
 
+// writeJSON writes v as one reply or chunk.
 func writeJSON(w aitp.ResponseWriter, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {

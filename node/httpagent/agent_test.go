@@ -1,4 +1,4 @@
-package node
+package httpagent_test
 
 import (
 	"context"
@@ -10,8 +10,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/httpagent"
+	"github.com/adpnode/adpnode/node/httpapi"
 )
 
 // chunks records what a handler writes.
@@ -32,13 +35,21 @@ func TestStatusFromHTTP(t *testing.T) {
 		{429, aitp.StatusBusy}, {503, aitp.StatusBusy}, {504, aitp.StatusTimeout}, {500, aitp.StatusError},
 		{418, aitp.StatusError}, {302, aitp.StatusError},
 	} {
-		if got, _ := statusFromHTTP(tt.code); got != tt.want {
+		if got, _ := httpagent.StatusFromHTTP(tt.code); got != tt.want {
 			t.Errorf("HTTP %d -> %v, want %v", tt.code, got, tt.want)
 		}
 	}
 }
 
-func TestHTTPAgentForwards(t *testing.T) {
+func TestNewRefusesBadURL(t *testing.T) {
+	for _, raw := range []string{"ftp://host/x", "http://", "::", "127.0.0.1:80"} {
+		if _, err := httpagent.New(raw); !errors.Is(err, httpagent.ErrBadURL) {
+			t.Errorf("New(%q) = %v, want ErrBadURL", raw, err)
+		}
+	}
+}
+
+func TestCallForwards(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != "POST" || r.Header.Get("Content-Type") != "application/json" {
 			http.Error(w, "bad request shape", 500)
@@ -47,29 +58,34 @@ func TestHTTPAgentForwards(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		switch r.URL.Path {
 		case "/base/upper":
-			fmt.Fprintf(w, `{"caller":%q,"in":%s}`, r.Header.Get(callerHeader), body)
+			fmt.Fprintf(w, `{"caller":%q,"in":%s}`, r.Header.Get(httpagent.CallerHeader), body)
 		case "/base/lines":
-			w.Header().Set("Content-Type", ndjson)
+			w.Header().Set("Content-Type", httpapi.NDJSON)
 			fmt.Fprint(w, "{\"n\":1}\n\n{\"n\":2}\n")
 		case "/base/invalid":
 			w.WriteHeader(422)
 			fmt.Fprint(w, `{"code":"invalid_request","message":"text too long","path":"/text"}`)
 		case "/base/busy":
 			http.Error(w, "slow down", 429)
+		case "/base/teapot":
+			w.WriteHeader(418)
+			fmt.Fprint(w, strings.Repeat("t", 5000))
+		case "/base/moved":
+			http.Redirect(w, r, "/base/upper", http.StatusFound)
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	defer srv.Close()
-	a, err := newHTTPAgent(srv.URL + "/base/")
+	a, err := httpagent.New(srv.URL + "/base/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.close()
+	defer a.Close()
 	ctx := context.Background()
 
 	var w chunks
-	if err := a.call(ctx, &w, &aitp.Request{Method: "upper", Body: []byte(`{"x":1}`)}, "agent://k51caller"); err != nil {
+	if err := a.Call(ctx, &w, &aitp.Request{Method: "upper", Body: []byte(`{"x":1}`)}, "agent://k51caller"); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -81,57 +97,58 @@ func TestHTTPAgentForwards(t *testing.T) {
 	}
 
 	w = chunks{}
-	if err := a.call(ctx, &w, &aitp.Request{Method: "lines", StreamReply: true}, ""); err != nil {
+	if err := a.Call(ctx, &w, &aitp.Request{Method: "lines", StreamReply: true}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.parts) != 2 || w.parts[0] != `{"n":1}` || w.parts[1] != `{"n":2}` {
 		t.Fatalf("stream chunks %q", w.parts)
 	}
 	w = chunks{}
-	if err := a.call(ctx, &w, &aitp.Request{Method: "lines"}, ""); err != nil || len(w.parts) != 1 {
+	if err := a.Call(ctx, &w, &aitp.Request{Method: "lines"}, ""); err != nil || len(w.parts) != 1 {
 		t.Fatalf("non-stream caller got %q, %v", w.parts, err)
 	}
 
-	for method, want := range map[string]aitp.Status{"invalid": aitp.StatusInvalidRequest, "busy": aitp.StatusBusy, "missing": aitp.StatusNotFound} {
-		err := a.call(ctx, &chunks{}, &aitp.Request{Method: method}, "")
+	for method, want := range map[string]aitp.Status{"invalid": aitp.StatusInvalidRequest, "busy": aitp.StatusBusy,
+		"missing": aitp.StatusNotFound, "teapot": aitp.StatusError, "moved": aitp.StatusError} {
+		err := a.Call(ctx, &chunks{}, &aitp.Request{Method: method}, "")
 		var e *aitp.Error
 		if !errors.As(err, &e) || e.Status != want {
-			t.Errorf("%s: %v, want status %v", method, err, want)
+			t.Fatalf("%s: %v, want status %v", method, err, want)
 		}
 		if method == "invalid" && (e.Path != "/text" || e.Message != "text too long") {
 			t.Errorf("error model not passed through: %+v", e)
 		}
+		if method == "teapot" && len(e.Message) != 1024 {
+			t.Errorf("plain failure body: message of %d bytes, want it cut to 1024", len(e.Message))
+		}
 	}
 
 	srv.Close()
-	err = a.call(ctx, &chunks{}, &aitp.Request{Method: "upper"}, "")
+	err = a.Call(ctx, &chunks{}, &aitp.Request{Method: "upper"}, "")
 	if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusError {
 		t.Fatalf("agent down: %v", err)
 	}
 }
 
-func TestDemoAgent(t *testing.T) {
-	ctx := context.Background()
-	var w chunks
-	if err := demoAgent(ctx, &w, &aitp.Request{Method: DemoWordCount, Body: []byte(`{"text":"one two\nthree"}`)}); err != nil {
+func TestCallDeadline(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	a, err := httpagent.New(srv.URL)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if w.parts[0] != `{"chars":13,"lines":2,"words":3}` {
-		t.Fatalf("wordcount = %s", w.parts[0])
-	}
-	w = chunks{}
-	if err := demoAgent(ctx, &w, &aitp.Request{Method: DemoReverse, Body: []byte(`{"text":"ab cd"}`), StreamReply: true}); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.parts) != 2 || w.parts[0] != `{"text":"dc"}` || w.parts[1] != `{"text":"ba"}` {
-		t.Fatalf("reverse stream = %q", w.parts)
-	}
-	err := demoAgent(ctx, &chunks{}, &aitp.Request{Method: DemoWordCount, Body: []byte(`{}`)})
-	var e *aitp.Error
-	if !errors.As(err, &e) || e.Status != aitp.StatusInvalidRequest || e.Path != "/text" {
-		t.Fatalf("missing text: %v", err)
-	}
-	if err := demoAgent(ctx, &chunks{}, &aitp.Request{Method: "nope"}); err == nil {
-		t.Fatal("unknown tool answered")
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err = a.Call(ctx, &chunks{}, &aitp.Request{Method: "slow"}, "")
+	if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusTimeout {
+		t.Fatalf("server that never answers: %v, want TIMEOUT", err)
 	}
 }
