@@ -9,6 +9,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/invoke"
 )
 
 // maxLocalReply bounds a buffered reply of CallTool, as the AITP server
@@ -55,7 +56,7 @@ func (w *localReply) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stream {
-		if err := w.fn(asJSON(append([]byte(nil), p...))); err != nil {
+		if err := w.fn(invoke.AsJSON(append([]byte(nil), p...))); err != nil {
 			return 0, err
 		}
 		return len(p), nil
@@ -72,5 +73,5 @@ func (w *localReply) finish() error {
 	if w.stream {
 		return nil
 	}
-	return w.fn(asJSON(w.buf))
+	return w.fn(invoke.AsJSON(w.buf))
 }

@@ -5,20 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/peerstore"
-	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
-	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/invoke"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
@@ -54,7 +50,7 @@ func (n *Node) remotePeer(agentID string) (peer.ID, string, error) {
 func (n *Node) fetchFromOwner(ctx context.Context, p peer.ID) (*adp.Card, error) {
 	c, err := service.Describe(ctx, n.client, p)
 	if err != nil {
-		return nil, fmt.Errorf("node: card from %s: %w", p, wrapUnreachable(p, err))
+		return nil, fmt.Errorf("node: card from %s: %w", p, invoke.Unreachable(p, err))
 	}
 	n.keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: c.ID, Owner: p, Network: n.networkOf(p), SyncLater: true})
 	return c, nil
@@ -83,7 +79,7 @@ func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (j
 	}
 	c, err := service.Describe(ctx, n.client, p, fields...)
 	if err != nil {
-		return nil, fmt.Errorf("node: describe %s: %w", id, wrapUnreachable(p, err))
+		return nil, fmt.Errorf("node: describe %s: %w", id, invoke.Unreachable(p, err))
 	}
 	return c.Raw(), nil
 }
@@ -110,8 +106,9 @@ func selectFields(c *adp.Card, fields []string) (json.RawMessage, error) {
 // InvokeResult is the reply of a tool call.
 type InvokeResult = nodeapi.InvokeResult
 
-// Invoke calls method on agentID with body and records the outcome in the
-// interaction records (calls, failures, latency, last seen).
+// Invoke calls method on agentID with body (package node/invoke) and
+// records the outcome in the interaction records (calls, failures,
+// latency, last seen).
 func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) (*InvokeResult, error) {
 	p, id, err := n.remotePeer(agentID)
 	if err != nil {
@@ -122,13 +119,13 @@ func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) 
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
-	reply, err := n.invokeRoutes(ctx, p, id, method, body)
+	reply, err := n.invoke.Invoke(ctx, p, id, method, body)
 	lat := time.Since(start)
 	n.recordCall(id, method, err, lat)
 	if err != nil {
 		return nil, err
 	}
-	return &InvokeResult{Body: asJSON(reply), Latency: lat}, nil
+	return &InvokeResult{Body: reply, Latency: lat}, nil
 }
 
 // InvokeStream calls method on agentID accepting a streamed reply; each
@@ -143,33 +140,9 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 	}
 	defer n.callStarted(id)()
 	start := time.Now()
-	err = n.streamRoutes(ctx, p, id, method, body, fn)
+	err = n.invoke.InvokeStream(ctx, p, id, method, body, fn)
 	n.recordCall(id, method, err, time.Since(start))
 	return err
-}
-
-func (n *Node) stream(ctx context.Context, p peer.ID, method string, body []byte, fn func(json.RawMessage) error) error {
-	opts := n.callOptions(adp.AgentID(p), method)
-	rs, err := n.client.Stream(ctx, p, method, body, opts...)
-	for try := 0; try < maxRedials && n.redial(p, err); try++ {
-		rs, err = n.client.Stream(ctx, p, method, body, opts...)
-	}
-	if err != nil {
-		return wrapUnreachable(p, err)
-	}
-	defer rs.Close()
-	for {
-		chunk, err := rs.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(asJSON(chunk)); err != nil {
-			return err
-		}
-	}
 }
 
 // callRecord is one outbound call for the interaction records.
@@ -177,29 +150,6 @@ type callRecord struct {
 	agentID string
 	ok      bool
 	latency time.Duration
-}
-
-// callOptions marks a call idempotent (one retry after a lost stream)
-// when the agent's held card says the tool is.
-func (n *Node) callOptions(agentID, method string) []aitp.CallOption {
-	if t := n.heldTool(agentID, method); t != nil && t.Idempotent != nil && *t.Idempotent {
-		return []aitp.CallOption{aitp.Idempotent()}
-	}
-	return nil
-}
-
-// heldTool returns the tool named method on agentID's held card, or nil.
-func (n *Node) heldTool(agentID, method string) *adp.Tool {
-	c := n.store.Held(agentID)
-	if c == nil {
-		return nil
-	}
-	for i := range c.Tools {
-		if c.Tools[i].Name == method {
-			return &c.Tools[i]
-		}
-	}
-	return nil
 }
 
 // recordCall counts the call in the metrics (the method as a label only
@@ -214,7 +164,7 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 			status = st
 		}
 	}
-	known := isADPMethod(method) || n.heldTool(agentID, method) != nil
+	known := isADPMethod(method) || n.invoke.Tool(agentID, method) != nil
 	n.metrics.calls.WithLabelValues(n.metrics.callMethods.label(method, known), status.Label()).Inc()
 	// A dispatch-level refusal (no such tool, bad request) says nothing
 	// about the agent's health; only served calls and transport failures count.
@@ -247,15 +197,6 @@ func (n *Node) statsLoop(ctx context.Context) {
 	}
 }
 
-// asJSON returns b when it is JSON and b as a JSON string otherwise.
-func asJSON(b []byte) json.RawMessage {
-	if len(b) > 0 && json.Valid(b) {
-		return b
-	}
-	s, _ := json.Marshal(string(b))
-	return s
-}
-
 // Advertise sends the own card to agentID (adp.advertise) and reports
 // whether the receiver stored it.
 func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
@@ -271,7 +212,7 @@ func (n *Node) Advertise(ctx context.Context, agentID string) (bool, error) {
 
 func (n *Node) advertiseTo(ctx context.Context, p peer.ID) (bool, error) {
 	stored, err := service.Advertise(ctx, n.client, p, n.Card())
-	return stored, wrapUnreachable(p, err)
+	return stored, invoke.Unreachable(p, err)
 }
 
 // Rate records this node's rating (1..5 stars) of agentID.
@@ -300,132 +241,6 @@ func (n *Node) Stats(ctx context.Context, agentID string) (store.Stats, error) {
 		return store.Stats{}, err
 	}
 	return n.store.Stats(ctx, id)
-}
-
-// call is client.Call with transport failures wrapped in ErrUnreachable.
-// A dial that failed for want of addresses (they expired meanwhile) is
-// tried again once they are re-learned from p's held card: nothing was
-// sent.
-func (n *Node) call(ctx context.Context, p peer.ID, method string, body []byte, opts ...aitp.CallOption) ([]byte, error) {
-	reply, err := n.client.Call(ctx, p, method, body, opts...)
-	for try := 0; try < maxRedials && n.redial(p, err); try++ {
-		reply, err = n.client.Call(ctx, p, method, body, opts...)
-	}
-	return reply, wrapUnreachable(p, err)
-}
-
-// maxRedials bounds the attempts redial allows after a call's first: one
-// after re-learning p's addresses, one more if that attempt joined a dial
-// begun before they were learned.
-const maxRedials = 2
-
-// redial reports whether the call that failed with err, never sent, may
-// be tried again at once:
-//   - a dial that found no address for p while p has addresses now: they
-//     are re-learned from p's held card, or else from the DHT; if the
-//     peerstore holds some already, the failed dial began before they were
-//     added (a call joins a dial to the same peer that is under way, such
-//     as a background describe);
-//   - a dial refused by libp2p's dial backoff (a dial to p failed moments
-//     ago, typically while p restarted): p's current addresses are looked
-//     up in the DHT and the backoff is cleared, so a peer that came back
-//     is reached without waiting for it to expire;
-//   - a dial that failed on every address: the call is tried again when
-//     the DHT knows addresses of p that the peerstore did not (p moved).
-func (n *Node) redial(p peer.ID, err error) bool {
-	if err == nil || p == n.host.ID() {
-		return false
-	}
-	var de *swarm.DialError
-	switch {
-	case errors.Is(err, swarm.ErrNoAddresses):
-		if len(n.host.Peerstore().Addrs(p)) > 0 {
-			return true
-		}
-		return n.learnAddrs(p, adp.AgentID(p)) || n.findPeer(p)
-	case errors.Is(err, swarm.ErrDialBackoff):
-		n.findPeer(p)
-		if sw, ok := n.host.Network().(*swarm.Swarm); ok {
-			sw.Backoff().Clear(p)
-		}
-		return true
-	case errors.As(err, &de):
-		return n.findPeer(p)
-	}
-	return false
-}
-
-// findPeerTimeout bounds the DHT lookup of a peer's addresses on a call.
-const findPeerTimeout = 3 * time.Second
-
-// findPeer looks p up in the DHT (its signed peer record, as the peers
-// closest to it know it), adds the addresses found to the peerstore and
-// reports whether any was new.
-func (n *Node) findPeer(p peer.ID) bool {
-	ctx, cancel := context.WithTimeout(n.ctx, findPeerTimeout)
-	defer cancel()
-	ai, err := n.dht.FindPeer(ctx, p)
-	if err != nil {
-		n.log.Debug("find peer", "peer", p, "err", err)
-		return false
-	}
-	known := n.host.Peerstore().Addrs(p)
-	fresh := false
-	for _, a := range ai.Addrs {
-		if !slices.ContainsFunc(known, a.Equal) {
-			fresh = true
-		}
-	}
-	if fresh {
-		n.host.Peerstore().AddAddrs(p, ai.Addrs, peerstore.RecentlyConnectedAddrTTL)
-	}
-	return fresh
-}
-
-// wrapUnreachable marks an error that is neither a remote answer, nor a
-// malformed or unverifiable reply, nor the caller's own deadline as a
-// failure to reach the agent.
-func wrapUnreachable(p peer.ID, err error) error {
-	var re *aitp.Error
-	if err == nil || errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || badReply(err) {
-		return err
-	}
-	return &unreachableError{agent: adp.AgentID(p), err: err}
-}
-
-// unreachableError is a failure to reach an agent, said in the user's
-// words; the transport's error stays available to errors.Is and As.
-type unreachableError struct {
-	agent string
-	err   error
-}
-
-func (e *unreachableError) Error() string {
-	switch {
-	case errors.Is(e.err, swarm.ErrDialBackoff):
-		return "agent " + e.agent + " is not reachable (recent attempts to connect failed; the node waits before trying again)"
-	case errors.Is(e.err, swarm.ErrNoAddresses):
-		return "agent " + e.agent + " is not reachable (no address is known for it)"
-	case errors.Is(e.err, aitp.ErrCircuitOpen):
-		return "agent " + e.agent + " is not reachable (it failed repeatedly; calls resume after a cool-down)"
-	case errors.Is(e.err, a2aclient.ErrUnreachable), errors.Is(e.err, a2aclient.ErrRefusedURL):
-		return "agent " + e.agent + " is not reachable (" + errText(e.err) + ")"
-	}
-	return "agent " + e.agent + " is not reachable (the connection failed or was lost)"
-}
-
-// Unwrap returns ErrUnreachable and the transport's error.
-func (e *unreachableError) Unwrap() []error { return []error{ErrUnreachable, e.err} }
-
-// badReply reports an error about what a peer answered (package adp's
-// decoding and verification), as opposed to a failure to reach it.
-func badReply(err error) bool {
-	for _, e := range []error{adp.ErrMalformed, adp.ErrInvalid, adp.ErrTooLarge, adp.ErrTooDeep, adp.ErrUnsigned, adp.ErrBadSignature, adp.ErrBadID, adp.ErrBadDID} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // ImportCard stores a signed card that reached the node by other means (a

@@ -49,8 +49,11 @@
 // invocation layer, host, store — waits for every goroutine the node
 // started, and is idempotent.
 //
-// Outbound calls ([Node.Invoke], [Node.InvokeStream]) update the
-// interaction records (calls, failures, latency, last seen) that rank
+// Outbound calls ([Node.Invoke], [Node.InvokeStream]) go through package
+// node/invoke: the routes the agent's held card offers (AITP, or A2A over
+// HTTP), re-dials of a peer whose addresses changed, and every failure in
+// the node's terms ([ErrUnreachable] or the agent's AITP status). They
+// update the interaction records (calls, failures, latency, last seen) that rank
 // agents by reputation; they are written off the call path. Ratings
 // ([Node.Rate]) are kept per rater. The node pushes an agent's ranking
 // signals to the discovery index whenever one changes (a call record

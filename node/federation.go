@@ -12,6 +12,7 @@ import (
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/invoke"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -128,7 +129,7 @@ func (n *Node) askDirectory(ctx context.Context, p peer.ID, dirID string, req *a
 	q.Detail = adp.DetailFull
 	resp, err := service.Discover(ctx, n.client, p, &q)
 	if err != nil {
-		return nil, wrapUnreachable(p, err)
+		return nil, invoke.Unreachable(p, err)
 	}
 	received := time.Now().UTC().Format(time.RFC3339Nano)
 	check := func(raw []byte) (*adp.Card, error) { return n.intake.Checker().Check(raw, "") }

@@ -32,6 +32,7 @@ import (
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/invoke"
 	"github.com/adpnode/adpnode/node/liveness"
 	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/node/netview"
@@ -64,7 +65,8 @@ type Node struct {
 	reach  *reachWatch
 	server *aitp.Server
 	client *aitp.Client
-	a2a    *a2aclient.Client // calls agents whose card lists an A2A endpoint (see a2a.go)
+	a2a    *a2aclient.Client // calls agents whose card lists an A2A endpoint
+	invoke *invoke.Caller    // calls other agents' tools (calls.go)
 	webReg *webreg.Registry  // a directory's web registrations (catalog.go); nil otherwise
 	dht    *dht.DHT
 	gossip *gossip.Gossip
@@ -265,6 +267,8 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, fmt.Errorf("node: dht: %w", err)
 	}
 	closers = append(closers, n.dht.Close)
+	n.invoke = invoke.New(invoke.Config{Host: n.host, Client: n.client, A2A: n.a2a, Cards: n.store,
+		Finder: n.dht, LearnAddrs: n.learnAddrs, Log: n.log})
 
 	if n.peering, err = n.newPeering(boot); err != nil {
 		return nil, err

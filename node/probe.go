@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/node/invoke"
 )
 
 // Probing: a discovery request with "probe": true has the node ping its
@@ -61,7 +62,7 @@ func (n *Node) probeAgent(ctx context.Context, agentID string) *adp.Probe {
 	}
 	rtt, err := n.client.Ping(ctx, p)
 	if err != nil {
-		pr.Error = wrapUnreachable(p, err).Error()
+		pr.Error = invoke.Unreachable(p, err).Error()
 		return pr
 	}
 	pr.OK, pr.RTTMillis = true, float64(rtt.Microseconds())/1000
