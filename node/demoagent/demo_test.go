@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/node/demoagent"
 )
 
@@ -33,12 +34,12 @@ func TestCall(t *testing.T) {
 		{demoagent.Reverse, `{"text":"ab cd"}`, true, []string{`{"text":"dc"}`, `{"text":"ba"}`}},
 		{demoagent.Reverse, `{"text":"żółw"}`, false, []string{`{"text":"włóż"}`}},
 	} {
-		var w chunks
-		if err := demoagent.Call(ctx, &w, &aitp.Request{Method: tt.method, Body: []byte(tt.body), StreamReply: tt.stream}); err != nil {
+		w := &aitptest.Chunks{}
+		if err := demoagent.Call(ctx, w, &aitp.Request{Method: tt.method, Body: []byte(tt.body), StreamReply: tt.stream}); err != nil {
 			t.Fatalf("%s %s: %v", tt.method, tt.body, err)
 		}
-		if strings.Join(w.parts, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("%s %s (stream %v) = %q, want %q", tt.method, tt.body, tt.stream, w.parts, tt.want)
+		if strings.Join(w.Got(), "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s %s (stream %v) = %q, want %q", tt.method, tt.body, tt.stream, w.Got(), tt.want)
 		}
 	}
 }
@@ -57,7 +58,7 @@ func TestCallRefuses(t *testing.T) {
 		{demoagent.Echo, `{"a":`, aitp.StatusInvalidRequest, ""},
 		{"nope", `{}`, aitp.StatusNotFound, ""},
 	} {
-		err := demoagent.Call(ctx, &chunks{}, &aitp.Request{Method: tt.method, Body: []byte(tt.body)})
+		err := demoagent.Call(ctx, &aitptest.Chunks{}, &aitp.Request{Method: tt.method, Body: []byte(tt.body)})
 		var e *aitp.Error
 		if !errors.As(err, &e) || e.Status != tt.status || e.Path != tt.path {
 			t.Errorf("%s %.40s: %v, want status %v at %q", tt.method, tt.body, err, tt.status, tt.path)

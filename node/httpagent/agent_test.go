@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/node/httpagent"
 	"github.com/adpnode/adpnode/node/httpapi"
 )
@@ -84,33 +85,33 @@ func TestCallForwards(t *testing.T) {
 	defer a.Close()
 	ctx := context.Background()
 
-	var w chunks
-	if err := a.Call(ctx, &w, &aitp.Request{Method: "upper", Body: []byte(`{"x":1}`)}, "agent://k51caller"); err != nil {
+	w := &aitptest.Chunks{}
+	if err := a.Call(ctx, w, &aitp.Request{Method: "upper", Body: []byte(`{"x":1}`)}, "agent://k51caller"); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
 		Caller string
 		In     map[string]int
 	}
-	if err := json.Unmarshal([]byte(strings.Join(w.parts, "")), &got); err != nil || got.Caller != "agent://k51caller" || got.In["x"] != 1 {
-		t.Fatalf("reply %q (%v)", w.parts, err)
+	if err := json.Unmarshal([]byte(strings.Join(w.Got(), "")), &got); err != nil || got.Caller != "agent://k51caller" || got.In["x"] != 1 {
+		t.Fatalf("reply %q (%v)", w.Got(), err)
 	}
 
-	w = chunks{}
-	if err := a.Call(ctx, &w, &aitp.Request{Method: "lines", StreamReply: true}, ""); err != nil {
+	w = &aitptest.Chunks{}
+	if err := a.Call(ctx, w, &aitp.Request{Method: "lines", StreamReply: true}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.parts) != 2 || w.parts[0] != `{"n":1}` || w.parts[1] != `{"n":2}` {
-		t.Fatalf("stream chunks %q", w.parts)
+	if len(w.Got()) != 2 || w.Got()[0] != `{"n":1}` || w.Got()[1] != `{"n":2}` {
+		t.Fatalf("stream chunks %q", w.Got())
 	}
-	w = chunks{}
-	if err := a.Call(ctx, &w, &aitp.Request{Method: "lines"}, ""); err != nil || len(w.parts) != 1 {
-		t.Fatalf("non-stream caller got %q, %v", w.parts, err)
+	w = &aitptest.Chunks{}
+	if err := a.Call(ctx, w, &aitp.Request{Method: "lines"}, ""); err != nil || len(w.Got()) != 1 {
+		t.Fatalf("non-stream caller got %q, %v", w.Got(), err)
 	}
 
 	for method, want := range map[string]aitp.Status{"invalid": aitp.StatusInvalidRequest, "busy": aitp.StatusBusy,
 		"missing": aitp.StatusNotFound, "teapot": aitp.StatusError, "moved": aitp.StatusError} {
-		err := a.Call(ctx, &chunks{}, &aitp.Request{Method: method}, "")
+		err := a.Call(ctx, &aitptest.Chunks{}, &aitp.Request{Method: method}, "")
 		var e *aitp.Error
 		if !errors.As(err, &e) || e.Status != want {
 			t.Fatalf("%s: %v, want status %v", method, err, want)
@@ -124,7 +125,7 @@ func TestCallForwards(t *testing.T) {
 	}
 
 	srv.Close()
-	err = a.Call(ctx, &chunks{}, &aitp.Request{Method: "upper"}, "")
+	err = a.Call(ctx, &aitptest.Chunks{}, &aitp.Request{Method: "upper"}, "")
 	if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusError {
 		t.Fatalf("agent down: %v", err)
 	}
@@ -147,7 +148,7 @@ func TestCallDeadline(t *testing.T) {
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err = a.Call(ctx, &chunks{}, &aitp.Request{Method: "slow"}, "")
+	err = a.Call(ctx, &aitptest.Chunks{}, &aitp.Request{Method: "slow"}, "")
 	if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusTimeout {
 		t.Fatalf("server that never answers: %v, want TIMEOUT", err)
 	}

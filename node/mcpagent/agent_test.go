@@ -13,23 +13,11 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/mcpagent/mcptest"
 )
-
-// chunks is an aitp.ResponseWriter that keeps each write.
-type chunks struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func (c *chunks) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.got = append(c.got, string(p))
-	return len(p), nil
-}
 
 // toolsSeen records what OnToolsChanged received.
 type toolsSeen struct {
@@ -105,8 +93,8 @@ func TestToolsBecomeADPToolsWithSchemas(t *testing.T) {
 
 func TestCallRoundTrip(t *testing.T) {
 	a, _ := startInMemory(t)
-	var w chunks
-	err := a.Call(context.Background(), &w, &aitp.Request{Method: "echo", Body: []byte(`{"text":"héllo"}`)}, "agent://caller")
+	w := &aitptest.Chunks{}
+	err := a.Call(context.Background(), w, &aitp.Request{Method: "echo", Body: []byte(`{"text":"héllo"}`)}, "agent://caller")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +102,8 @@ func TestCallRoundTrip(t *testing.T) {
 		Content []struct{ Type, Text string } `json:"content"`
 		Struct  struct{ Text string }         `json:"structuredContent"`
 	}
-	if len(w.got) != 1 || json.Unmarshal([]byte(w.got[0]), &res) != nil || len(res.Content) != 1 || res.Content[0].Text != "héllo" || res.Struct.Text != "héllo" {
-		t.Fatalf("reply %q", w.got)
+	if len(w.Got()) != 1 || json.Unmarshal([]byte(w.Got()[0]), &res) != nil || len(res.Content) != 1 || res.Content[0].Text != "héllo" || res.Struct.Text != "héllo" {
+		t.Fatalf("reply %q", w.Got())
 	}
 }
 
@@ -133,7 +121,7 @@ func TestCallStatuses(t *testing.T) {
 		{"unknown tool", "nope", `{}`, aitp.StatusNotFound, aitp.CodeNotFound, "nope"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := a.Call(context.Background(), &chunks{}, &aitp.Request{Method: tc.method, Body: []byte(tc.body)}, "")
+			err := a.Call(context.Background(), &aitptest.Chunks{}, &aitp.Request{Method: tc.method, Body: []byte(tc.body)}, "")
 			var e *aitp.Error
 			if !errors.As(err, &e) || e.Status != tc.status || e.Code != tc.code || !strings.Contains(e.Message, tc.msg) {
 				t.Fatalf("got %v (%#v), want %v %s containing %q", err, e, tc.status, tc.code, tc.msg)
@@ -144,15 +132,15 @@ func TestCallStatuses(t *testing.T) {
 
 func TestProgressStreamsChunks(t *testing.T) {
 	a, _ := startInMemory(t)
-	var w chunks
-	if err := a.Call(context.Background(), &w, &aitp.Request{Method: "count", Body: []byte(`{"n":3}`), StreamReply: true}, ""); err != nil {
+	w := &aitptest.Chunks{}
+	if err := a.Call(context.Background(), w, &aitp.Request{Method: "count", Body: []byte(`{"n":3}`), StreamReply: true}, ""); err != nil {
 		t.Fatal(err)
 	}
-	checkProgress(t, w.got, 3)
+	checkProgress(t, w.Got(), 3)
 	// Without a streamed reply: the result alone.
-	w = chunks{}
-	if err := a.Call(context.Background(), &w, &aitp.Request{Method: "count", Body: []byte(`{"n":3}`)}, ""); err != nil || len(w.got) != 1 {
-		t.Fatalf("unstreamed: %v %q", err, w.got)
+	w = &aitptest.Chunks{}
+	if err := a.Call(context.Background(), w, &aitp.Request{Method: "count", Body: []byte(`{"n":3}`)}, ""); err != nil || len(w.Got()) != 1 {
+		t.Fatalf("unstreamed: %v %q", err, w.Got())
 	}
 }
 
@@ -180,15 +168,15 @@ func checkProgress(t *testing.T, got []string, n int) {
 
 func TestListChangedRelists(t *testing.T) {
 	a, seen := startInMemory(t)
-	if err := a.Call(context.Background(), &chunks{}, &aitp.Request{Method: "grow"}, ""); err != nil {
+	if err := a.Call(context.Background(), &aitptest.Chunks{}, &aitp.Request{Method: "grow"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	polltest.For(t, 10*time.Second, "the tool grown is listed", func() bool {
 		return slices.Contains(names(seen.last()), "grown")
 	})
-	var w chunks
-	if err := a.Call(context.Background(), &w, &aitp.Request{Method: "grown"}, ""); err != nil || !strings.Contains(strings.Join(w.got, ""), "grown") {
-		t.Fatalf("call grown: %v %q", err, w.got)
+	w := &aitptest.Chunks{}
+	if err := a.Call(context.Background(), w, &aitp.Request{Method: "grown"}, ""); err != nil || !strings.Contains(strings.Join(w.Got(), ""), "grown") {
+		t.Fatalf("call grown: %v %q", err, w.Got())
 	}
 }
 
@@ -212,7 +200,7 @@ func TestStartFailsClearly(t *testing.T) {
 	if err := a.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "/nonexistent/mcp-server") {
 		t.Fatalf("Start: %v", err)
 	}
-	err = a.Call(context.Background(), &chunks{}, &aitp.Request{Method: "echo"}, "")
+	err = a.Call(context.Background(), &aitptest.Chunks{}, &aitp.Request{Method: "echo"}, "")
 	if st, ok := aitp.StatusOf(err); !ok || st != aitp.StatusBusy {
 		t.Fatalf("call with no server: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/mcpagent/mcptest"
 )
@@ -30,11 +31,11 @@ func TestStreamableHTTP(t *testing.T) {
 	if err := a.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var w chunks
-	if err := a.Call(ctx, &w, &aitp.Request{Method: "count", Body: []byte(`{"n":3}`), StreamReply: true}, ""); err != nil {
+	w := &aitptest.Chunks{}
+	if err := a.Call(ctx, w, &aitp.Request{Method: "count", Body: []byte(`{"n":3}`), StreamReply: true}, ""); err != nil {
 		t.Fatal(err)
 	}
-	checkProgress(t, w.got, 3)
+	checkProgress(t, w.Got(), 3)
 	if st := a.Status(); st.Transport != "http" || st.State != mcpagent.StateRunning {
 		t.Fatalf("status %+v", st)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/mcpagent"
 	"github.com/adpnode/adpnode/node/mcpagent/mcptest"
@@ -67,7 +68,7 @@ func TestRestartAfterTheSessionEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := func() error {
-		return a.Call(context.Background(), &chunks{}, &aitp.Request{Method: "echo", Body: []byte(`{"text":"x"}`)}, "")
+		return a.Call(context.Background(), &aitptest.Chunks{}, &aitp.Request{Method: "echo", Body: []byte(`{"text":"x"}`)}, "")
 	}
 	if err := call(); err != nil {
 		t.Fatal(err)
