@@ -10,6 +10,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/a2awire"
 	"github.com/adpnode/adpnode/node/nodeapi"
@@ -45,6 +46,11 @@ func (e *unreachableError) Error() string {
 		return "agent " + e.agent + " is not reachable (no address is known for it)"
 	case errors.Is(e.err, aitp.ErrCircuitOpen):
 		return "agent " + e.agent + " is not reachable (it failed repeatedly; calls resume after a cool-down)"
+	case errors.Is(e.err, swarm.ErrNoGoodAddresses) && errors.Is(e.err, swarm.ErrGaterDisallowedConnection):
+		// Of a node's own gates only p2phost's hole-punch gate refuses an
+		// address: a relayed one, before hole punching has started.
+		return "agent " + e.agent + " is not reachable yet (no direct address of it answered, and this node dials relayed ones only once its hole punching has started, at most " +
+			p2phost.DefaultPunchWait.String() + " after the node started)"
 	case errors.Is(e.err, a2aclient.ErrUnreachable), errors.Is(e.err, a2aclient.ErrRefusedURL):
 		return "agent " + e.agent + " is not reachable (" + a2aText(e.err) + ")"
 	}

@@ -165,6 +165,9 @@ func TestUnreachable(t *testing.T) {
 		{swarm.ErrDialBackoff, true, "waits before trying again"},
 		{aitp.ErrCircuitOpen, true, "failed repeatedly"},
 		{errors.New("stream reset"), true, "the connection failed or was lost"},
+		{&swarm.DialError{Peer: p, Cause: swarm.ErrNoGoodAddresses, DialErrors: []swarm.TransportError{{Cause: swarm.ErrGaterDisallowedConnection}}},
+			true, "once its hole punching has started, at most 10s after"},
+		{&swarm.DialError{Peer: p, Cause: swarm.ErrGaterDisallowedConnection}, true, "the connection failed or was lost"},
 	} {
 		err := invoke.Unreachable(p, tt.err)
 		if got := errors.Is(err, invoke.ErrUnreachable); got != tt.unreachable || (tt.err != nil && !errors.Is(err, tt.err)) {
