@@ -137,9 +137,9 @@
 // POST /v1/describe, POST /v1/invoke, POST /v1/ratings, POST
 // /v1/advertise, GET /v1/peers, GET /v1/status, GET /v1/arrivals, GET
 // /v1/network, GET /v1/events, GET /metrics, GET /healthz, the /.well-known documents and the web view
-// (package node/webui) at /. GET /v1/events streams [Node.Events]: the
-// store's change feed and the host's connectedness events merged, with a
-// resync event for a subscriber that fell behind.
+// (package node/webui) at /. GET /v1/events streams [Node.Events] (package
+// node/events): the store's change feed and the host's connectedness
+// events merged, with a resync event for a subscriber that fell behind.
 //
 // GET /v1/arrivals lists the first arrival of each card version the
 // intake stored and of each own card the node published (package
