@@ -11,8 +11,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/internal/atomicfile"
 	"github.com/adpnode/adpnode/node/arrivals"
+	"github.com/adpnode/adpnode/node/datadir"
 	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/node/route"
@@ -65,16 +65,13 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 	if c.Name == "" {
 		return "", fmt.Errorf("%w: name: required", ErrInvalidConfig)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, identityFile)); err == nil {
-		return "", fmt.Errorf("%w: %s", ErrAlreadyInitialized, filepath.Join(dataDir, identityFile))
-	}
-	sk, err := createIdentity(dataDir)
+	sk, err := datadir.CreateIdentity(dataDir)
 	if err != nil {
 		return "", err
 	}
 	defer func() {
 		if err != nil {
-			os.Remove(filepath.Join(dataDir, identityFile))
+			os.Remove(filepath.Join(dataDir, datadir.IdentityFile))
 		}
 	}()
 	self, err := peer.IDFromPrivateKey(sk)
@@ -113,8 +110,8 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 	if err := c.Sign(sk); err != nil {
 		return "", fmt.Errorf("node: sign card: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(dataDir, cardFile), c.Raw(), 0o644); err != nil {
-		return "", fmt.Errorf("node: write card: %w", err)
+	if err := datadir.WriteCard(dataDir, c); err != nil {
+		return "", err
 	}
 	return c.ID, nil
 }
@@ -158,8 +155,8 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	if err := c.Sign(n.sk); err != nil {
 		return fmt.Errorf("node: sign card: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(n.cfg.DataDir, cardFile), c.Raw(), 0o644); err != nil {
-		return fmt.Errorf("node: write card: %w", err)
+	if err := datadir.WriteCard(n.cfg.DataDir, c); err != nil {
+		return err
 	}
 	if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
 		return fmt.Errorf("node: store card: %w", err)

@@ -2,8 +2,6 @@ package node
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -69,46 +67,6 @@ func TestConfigValidate(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("APIAddr %q: %v", ok, err)
 		}
-	}
-}
-
-func TestIdentity(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := loadIdentity(dir); !errors.Is(err, ErrNotInitialized) {
-		t.Fatalf("load from empty dir: %v", err)
-	}
-	sk, err := createIdentity(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(filepath.Join(dir, identityFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Mode().Perm() != 0o600 {
-		t.Fatalf("identity.key mode %o", st.Mode().Perm())
-	}
-	if _, err := createIdentity(dir); !errors.Is(err, ErrAlreadyInitialized) {
-		t.Fatalf("second create: %v", err)
-	}
-	got, err := loadIdentity(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Equals(sk) {
-		t.Fatal("loaded key differs")
-	}
-	if err := os.Chmod(filepath.Join(dir, identityFile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := loadIdentity(dir); !errors.Is(err, ErrBadIdentity) {
-		t.Fatalf("world-readable key: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, identityFile), []byte("junk"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := loadIdentity(dir); !errors.Is(err, ErrBadIdentity) {
-		t.Fatalf("junk key: %v", err)
 	}
 }
 

@@ -15,9 +15,10 @@
 // # Data directory
 //
 // [Init] creates Config.DataDir with identity.key (the libp2p Ed25519 key,
-// mode 0600) and card.json (the signed card). [New] adds store/ (Badger)
-// and, while the API serves, api (its base URL, for example
+// mode 0600) and card.json (the signed card). [New] adds store/ (Badger),
+// agentcard-id and, while the API serves, api (its base URL, for example
 // http://127.0.0.1:5001; httpapi.APIFile), removed on a clean shutdown.
+// Package node/datadir names these files and checks them on reading.
 //
 // # Lifecycle
 //

@@ -29,6 +29,7 @@ import (
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/arrivals"
 	"github.com/adpnode/adpnode/node/cardsync"
+	"github.com/adpnode/adpnode/node/datadir"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
@@ -128,7 +129,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	sk, err := loadIdentity(cfg.DataDir)
+	sk, err := datadir.LoadIdentity(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadIdentity, err)
 	}
-	card, err := loadCard(cfg.DataDir, self)
+	card, err := datadir.LoadCard(cfg.DataDir, self)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if cfg.SmallMemory {
 		sopts = append(sopts, store.WithSmallMemory())
 	}
-	if n.store, err = store.Open(filepath.Join(cfg.DataDir, storeDir), sopts...); err != nil {
+	if n.store, err = store.Open(filepath.Join(cfg.DataDir, datadir.StoreDir), sopts...); err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return nil, fmt.Errorf("%w: another adpnode is running with data directory %s", ErrDataDirInUse, cfg.DataDir)
 		}
@@ -194,7 +195,7 @@ func New(cfg Config) (_ *Node, err error) {
 		intake.OnStored(func(c *adp.Card, from intake.From) { n.arrivals.Note(c.ID, seqOf(c), string(from.Source)) }))
 	n.netview = netview.New(n, netview.WithPeersFile(cfg.TestnetPeers), netview.WithLogger(n.log))
 	closers = append(closers, n.store.Close)
-	if n.agentCardID, err = loadAgentCardID(cfg.DataDir, cfg.Clock()); err != nil {
+	if n.agentCardID, err = datadir.AgentCardID(cfg.DataDir, cfg.Clock()); err != nil {
 		return nil, err
 	}
 
@@ -296,26 +297,6 @@ func New(cfg Config) (_ *Node, err error) {
 	n.registerMethods()
 	n.goLoop(n.statsLoop)
 	return n, nil
-}
-
-// loadCard reads and verifies dataDir/card.json, which must belong to self.
-func loadCard(dataDir string, self peer.ID) (*adp.Card, error) {
-	path := filepath.Join(dataDir, cardFile)
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s missing (run adpnode init)", ErrNotInitialized, path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("node: read card: %w", err)
-	}
-	c, err := adp.DecodeVerified(raw)
-	if err != nil {
-		return nil, fmt.Errorf("node: %s: %w", path, err)
-	}
-	if p, err := c.PeerID(); err != nil || p != self {
-		return nil, fmt.Errorf("node: %s: card id %s does not match identity.key (%s)", path, c.ID, adp.AgentID(self))
-	}
-	return c, nil
 }
 
 func bootstrapInfos(addrs []string) ([]peer.AddrInfo, error) {

@@ -156,8 +156,8 @@ func TestAgentCardIDPersists(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = node.New(node.Config{DataDir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, SmallMemory: true})
-	if !errors.Is(err, node.ErrInvalidConfig) {
-		t.Fatalf("New with a corrupt %s: %v, want ErrInvalidConfig", node.AgentCardIDFile, err)
+	if !errors.Is(err, node.ErrCorruptDataDir) {
+		t.Fatalf("New with a corrupt %s: %v, want ErrCorruptDataDir", node.AgentCardIDFile, err)
 	}
 }
 

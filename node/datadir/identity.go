@@ -1,4 +1,4 @@
-package node
+package datadir
 
 import (
 	"errors"
@@ -10,17 +10,18 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 )
 
-// Files and directories inside Config.DataDir.
+// Files and directories inside a data directory.
 const (
-	identityFile = "identity.key" // libp2p MarshalPrivateKey bytes, mode 0600
-	cardFile     = "card.json"    // the signed card
-	storeDir     = "store"        // Badger
-	maxKeyFile   = 4096
+	IdentityFile    = "identity.key" // libp2p MarshalPrivateKey bytes, mode 0600
+	CardFile        = "card.json"    // the signed card
+	AgentCardIDFile = "agentcard-id" // the AgentCard agent_id, a ULID
+	StoreDir        = "store"        // Badger (package store)
+	maxKeyFile      = 4096
 )
 
-// createIdentity writes a fresh Ed25519 key to dataDir/identity.key,
-// refusing to overwrite an existing one.
-func createIdentity(dataDir string) (crypto.PrivKey, error) {
+// CreateIdentity writes a fresh Ed25519 key to dataDir/identity.key,
+// creating dataDir if need be and refusing to overwrite an existing key.
+func CreateIdentity(dataDir string) (crypto.PrivKey, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("node: create data dir: %w", err)
 	}
@@ -32,7 +33,7 @@ func createIdentity(dataDir string) (crypto.PrivKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: marshal key: %w", err)
 	}
-	path := filepath.Join(dataDir, identityFile)
+	path := filepath.Join(dataDir, IdentityFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("%w: %s exists", ErrAlreadyInitialized, path)
@@ -53,10 +54,10 @@ func createIdentity(dataDir string) (crypto.PrivKey, error) {
 	return sk, f.Close()
 }
 
-// loadIdentity reads dataDir/identity.key. The file must be Ed25519 and
+// LoadIdentity reads dataDir/identity.key. The file must be Ed25519 and
 // readable by its owner only.
-func loadIdentity(dataDir string) (crypto.PrivKey, error) {
-	path := filepath.Join(dataDir, identityFile)
+func LoadIdentity(dataDir string) (crypto.PrivKey, error) {
+	path := filepath.Join(dataDir, IdentityFile)
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s missing (run adpnode init)", ErrNotInitialized, path)
