@@ -31,6 +31,7 @@ import (
 	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/datadir"
 	"github.com/adpnode/adpnode/node/discovery"
+	"github.com/adpnode/adpnode/node/federation"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/invoke"
@@ -72,9 +73,11 @@ type Node struct {
 	dht    *dht.DHT
 	gossip *gossip.Gossip
 	index  *discovery.Discovery
-	live   *liveness.Tracker // connections, sightings and failed calls per agent
-	did    didIdentity       // the did:wba identity and the domain checks of cards
-	agent  toolAgent
+	// federation answers network-scope discoveries (federation.go).
+	federation *federation.Search
+	live       *liveness.Tracker // connections, sightings and failed calls per agent
+	did        didIdentity       // the did:wba identity and the domain checks of cards
+	agent      toolAgent
 	// arrivals records the first arrival of each card version (and the
 	// own card's publications); netview answers GET /v1/network.
 	arrivals *arrivals.Log
@@ -294,6 +297,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if n.index, err = n.newIndex(); err != nil {
 		return nil, fmt.Errorf("node: discovery index: %w", err)
 	}
+	n.federation = federation.New(federationNet{n}, n.log)
 	n.registerMethods()
 	n.goLoop(n.statsLoop)
 	return n, nil
