@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"crypto/ed25519"
 	"net/http"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -33,9 +32,11 @@ func (n *Node) IndexAnalyzed() uint64 { return n.index.Analyzed() }
 // DIDWba authenticator fetch DID documents through c (a test HTTPS
 // server's client).
 func (n *Node) SetDIDResolverClient(c *http.Client) {
-	raw, _ := n.sk.Raw()
-	n.did.resolver = didwba.NewResolver(didwba.WithHTTPClient(c))
-	n.did.auth = didwba.NewAuthenticator(ed25519.PrivateKey(raw), didwba.WithResolver(n.did.resolver))
+	did, err := newDIDIdentity(n.cfg.DIDWbaDomain, n.sk, n.agentID, n.cfg.A2AAllowPrivate, n.log, didwba.WithHTTPClient(c))
+	if err != nil {
+		panic(err) // the node was built with the same configuration
+	}
+	n.did = did
 }
 
 // Liveness is what the node observed of agentID (package node/liveness).

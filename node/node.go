@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
@@ -76,7 +77,7 @@ type Node struct {
 	// federation answers network-scope discoveries (federation.go).
 	federation *federation.Search
 	live       *liveness.Tracker // connections, sightings and failed calls per agent
-	did        didIdentity       // the did:wba identity and the domain checks of cards
+	did        *didwba.Identity  // the did:wba identity and the domain checks of cards
 	agent      toolAgent
 	// arrivals records the first arrival of each card version (and the
 	// own card's publications); netview answers GET /v1/network.

@@ -56,6 +56,15 @@
 // later revisions of the method (e1_ key fingerprints in path DIDs,
 // document proofs, RFC 9421 message signatures) are not implemented.
 //
+// # An agent's identity
+//
+// Identity puts the pieces together for one agent: its DID and DID
+// document when it has a domain (NewIdentity), the Signer of its
+// outbound requests (Identity.Client), the Authenticator of its own
+// endpoints, and one Resolver shared by that Authenticator and
+// Identity.CheckKey, the domain check of another agent's key with a
+// verdict for people (Verified, Pending, or UnverifiedPrefix and why).
+//
 // Every type is safe for concurrent use and owns no goroutine; nothing
 // needs closing.
 package didwba
