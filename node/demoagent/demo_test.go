@@ -11,14 +11,6 @@ import (
 	"github.com/adpnode/adpnode/node/demoagent"
 )
 
-// chunks records what a handler writes.
-type chunks struct{ parts []string }
-
-func (c *chunks) Write(p []byte) (int, error) {
-	c.parts = append(c.parts, string(p))
-	return len(p), nil
-}
-
 func TestCall(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {

@@ -18,14 +18,6 @@ import (
 	"github.com/adpnode/adpnode/node/httpapi"
 )
 
-// chunks records what a handler writes.
-type chunks struct{ parts []string }
-
-func (c *chunks) Write(p []byte) (int, error) {
-	c.parts = append(c.parts, string(p))
-	return len(p), nil
-}
-
 func TestStatusFromHTTP(t *testing.T) {
 	for _, tt := range []struct {
 		code int
