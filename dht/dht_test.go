@@ -17,6 +17,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -123,7 +124,7 @@ func TestPutGetFind(t *testing.T) {
 	sk, _ := c.net.Key(owner)
 	h, _ := c.net.Host(owner)
 	agent := adp.AgentID(h.ID())
-	v1 := newCard(t, sk, 1, "translator", "nlp/translation", "Legal/Contracts")
+	v1 := cardtest.Signed(t, sk, 1, "translator", "nlp/translation", "Legal/Contracts")
 	if err := c.dhts[owner].PutCard(ctx, v1); err != nil {
 		t.Fatalf("PutCard: %v", err)
 	}
@@ -178,7 +179,7 @@ func TestPutGetFind(t *testing.T) {
 
 	// A newer card replaces the old one everywhere; the older one can no
 	// longer be put.
-	v2 := newCard(t, sk, 2, "translator v2", "nlp/translation")
+	v2 := cardtest.Signed(t, sk, 2, "translator v2", "nlp/translation")
 	if err := c.dhts[owner].PutCard(ctx, v2); err != nil {
 		t.Fatalf("PutCard v2: %v", err)
 	}
@@ -213,8 +214,8 @@ func TestPutCardRejectsBadCards(t *testing.T) {
 	defer cancel()
 	c := newCluster(t, 2, p2pnet.Mocknet)
 	sk := newKey(t)
-	good := newCard(t, sk, 1, "alpha")
-	forged, err := adp.ParseCard(tamper(t, good.Raw(), "alpha", "alphb"))
+	good := cardtest.Signed(t, sk, 1, "alpha")
+	forged, err := adp.ParseCard(cardtest.Tamper(t, good.Raw(), "alpha", "alphb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestRepublish(t *testing.T) {
 	c := newCluster(t, 2, p2pnet.Mocknet, dht.RepublishInterval(time.Second))
 	sk, _ := c.net.Key(0)
 	h0, _ := c.net.Host(0)
-	card := newCard(t, sk, 1, "alpha", "nlp")
+	card := cardtest.Signed(t, sk, 1, "alpha", "nlp")
 	if err := c.dhts[0].PutCard(ctx, card); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestNoAutoRefreshBootstraps(t *testing.T) {
 	}
 	sk, _ := nw.Key(0)
 	h0, _ := nw.Host(0)
-	card := newCard(t, sk, 1, "line")
+	card := cardtest.Signed(t, sk, 1, "line")
 	if err := ds[0].PutCard(ctx, card); err != nil {
 		t.Fatalf("PutCard: %v", err)
 	}
@@ -402,8 +403,8 @@ func TestForgedPutNeverReachesSink(t *testing.T) {
 
 	victim := newKey(t)
 	vp, _ := peer.IDFromPrivateKey(victim)
-	forged := tamper(t, newCard(t, victim, 2, "victim").Raw(), "victim", "victin")
-	other := newCard(t, newKey(t), 1, "other").Raw()
+	forged := cardtest.Tamper(t, cardtest.Signed(t, victim, 2, "victim").Raw(), "victim", "victin")
+	other := cardtest.Signed(t, newKey(t), 1, "other").Raw()
 	for _, v := range [][]byte{forged, other} {
 		if err := attacker.PutValue(ctx, dht.Key(vp), v); err != nil {
 			t.Fatalf("attacker put: %v", err)
@@ -439,7 +440,7 @@ func TestFindByCanonicalTag(t *testing.T) {
 	owner := 2
 	sk, _ := c.net.Key(owner)
 	h, _ := c.net.Host(owner)
-	if err := c.dhts[owner].PutCard(ctx, newCard(t, sk, 1, "analyst", "Text_Analysis", "py")); err != nil {
+	if err := c.dhts[owner].PutCard(ctx, cardtest.Signed(t, sk, 1, "analyst", "Text_Analysis", "py")); err != nil {
 		t.Fatalf("PutCard: %v", err)
 	}
 	for _, q := range []string{"text-analysis", "Text_Analysis", "text analysis", "python", "py", "Python", "coding/python", "coding"} {
@@ -482,14 +483,14 @@ func TestPutLimitDropsRefusedPuts(t *testing.T) {
 	c := newCluster(t, 3, p2pnet.Mocknet, dht.WithPutLimit(lim))
 	lim.p = c.net.Hosts()[1].ID()
 
-	refused := newCard(t, newKey(t), 1, "refused", "vision/ocr")
+	refused := cardtest.Signed(t, newKey(t), 1, "refused", "vision/ocr")
 	if err := c.dhts[1].PutCard(ctx, refused); err != nil {
 		t.Logf("put from the limited peer: %v", err) // its peers' refusals may fail it
 	}
 	polltest.For(t, 10*time.Second, "the puts of the limited peer are refused", func() bool {
 		return c.dhts[0].Stats().PutsRefused > 0 && c.dhts[2].Stats().PutsRefused > 0
 	})
-	taken := newCard(t, newKey(t), 1, "taken", "vision/ocr")
+	taken := cardtest.Signed(t, newKey(t), 1, "taken", "vision/ocr")
 	if err := c.dhts[2].PutCard(ctx, taken); err != nil {
 		t.Fatal(err)
 	}

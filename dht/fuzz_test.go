@@ -6,6 +6,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/internal/cardtest"
 )
 
 // FuzzValidator feeds arbitrary values to the validator. Properties: it
@@ -14,9 +15,9 @@ import (
 func FuzzValidator(f *testing.F) {
 	sk := newKey(f)
 	p, _ := peer.IDFromPrivateKey(sk)
-	good := newCard(f, sk, 1, "alpha", "nlp/translation")
+	good := cardtest.Signed(f, sk, 1, "alpha", "nlp/translation")
 	f.Add(good.Raw())
-	f.Add(tamper(f, good.Raw(), "alpha", "alphb"))
+	f.Add(cardtest.Tamper(f, good.Raw(), "alpha", "alphb"))
 	f.Add([]byte(`{"id":"agent://x","name":"y"}`))
 	f.Add([]byte(`[]`))
 	key := dht.Key(p)

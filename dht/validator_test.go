@@ -11,19 +11,20 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/internal/cardtest"
 )
 
 func TestValidatorValidate(t *testing.T) {
 	sk, other := newKey(t), newKey(t)
 	p, _ := peer.IDFromPrivateKey(sk)
 	q, _ := peer.IDFromPrivateKey(other)
-	good := newCard(t, sk, 1, "alpha", "nlp/translation")
+	good := cardtest.Signed(t, sk, 1, "alpha", "nlp/translation")
 
 	unsigned, err := (&adp.Card{ID: adp.AgentID(p), Name: "alpha"}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := newCard(t, sk, 1, "alpha")
+	big := cardtest.Signed(t, sk, 1, "alpha")
 	big.Description = strings.Repeat("x", adp.MaxCardSize)
 	bigRaw, err := big.MarshalJSON()
 	if err != nil {
@@ -44,7 +45,7 @@ func TestValidatorValidate(t *testing.T) {
 		{"step 3: not JSON", dht.Key(p), []byte("{not json"), adp.ErrMalformed},
 		{"step 3: empty", dht.Key(p), nil, adp.ErrMalformed},
 		{"step 3: unsigned", dht.Key(p), unsigned, adp.ErrUnsigned},
-		{"step 3: tampered", dht.Key(p), tamper(t, good.Raw(), "alpha", "alphb"), adp.ErrBadSignature},
+		{"step 3: tampered", dht.Key(p), cardtest.Tamper(t, good.Raw(), "alpha", "alphb"), adp.ErrBadSignature},
 		{"step 4: key of another agent", dht.Key(q), good.Raw(), dht.ErrKeyMismatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,18 +67,18 @@ func TestValidatorSelect(t *testing.T) {
 	sk, other := newKey(t), newKey(t)
 	p, _ := peer.IDFromPrivateKey(sk)
 	key := dht.Key(p)
-	v1 := newCard(t, sk, 1, "alpha").Raw()
-	v2 := newCard(t, sk, 2, "alpha").Raw()
-	v3 := newCard(t, sk, 3, "alpha").Raw()
+	v1 := cardtest.Signed(t, sk, 1, "alpha").Raw()
+	v2 := cardtest.Signed(t, sk, 2, "alpha").Raw()
+	v3 := cardtest.Signed(t, sk, 3, "alpha").Raw()
 	// Same seq and updated_at, different content: neither supersedes.
-	tieA := newCard(t, sk, 4, "tie-a").Raw()
-	tieB := newCard(t, sk, 4, "tie-b").Raw()
+	tieA := cardtest.Signed(t, sk, 4, "tie-a").Raw()
+	tieB := cardtest.Signed(t, sk, 4, "tie-b").Raw()
 	hi, lo := tieA, tieB
 	if bytes.Compare(tieB, tieA) > 0 {
 		hi, lo = tieB, tieA
 	}
-	forged := tamper(t, newCard(t, sk, 9, "alpha").Raw(), "alpha", "alphb")
-	foreign := newCard(t, other, 9, "alpha").Raw()
+	forged := cardtest.Tamper(t, cardtest.Signed(t, sk, 9, "alpha").Raw(), "alpha", "alphb")
+	foreign := cardtest.Signed(t, other, 9, "alpha").Raw()
 
 	for _, tc := range []struct {
 		name   string
@@ -142,12 +143,12 @@ func TestSelectOrderIndependent(t *testing.T) {
 	p, _ := peer.IDFromPrivateKey(sk)
 	key := dht.Key(p)
 	values := [][]byte{
-		newCard(t, sk, 1, "alpha").Raw(),
-		newCard(t, sk, 3, "tie-a").Raw(),
-		newCard(t, sk, 3, "tie-b").Raw(),
-		newCard(t, sk, 3, "tie-c").Raw(),
-		newCard(t, sk, 2, "alpha").Raw(),
-		tamper(t, newCard(t, sk, 7, "alpha").Raw(), "alpha", "alphb"),
+		cardtest.Signed(t, sk, 1, "alpha").Raw(),
+		cardtest.Signed(t, sk, 3, "tie-a").Raw(),
+		cardtest.Signed(t, sk, 3, "tie-b").Raw(),
+		cardtest.Signed(t, sk, 3, "tie-c").Raw(),
+		cardtest.Signed(t, sk, 2, "alpha").Raw(),
+		cardtest.Tamper(t, cardtest.Signed(t, sk, 7, "alpha").Raw(), "alpha", "alphb"),
 		[]byte("junk"),
 	}
 	var want []byte

@@ -17,6 +17,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/poll"
 	"github.com/adpnode/adpnode/internal/polltest"
@@ -122,7 +123,7 @@ func BenchmarkCardPropagation(b *testing.B) {
 		seq := seqs[k]
 		i++
 		b.StopTimer()
-		card := newCard(b, owner.sk, seq, "bench")
+		card := cardtest.Signed(b, owner.sk, seq, "bench")
 		b.StartTimer()
 
 		start := time.Now()
@@ -329,7 +330,7 @@ func BenchmarkDHTGetCard(b *testing.B) {
 	var wg sync.WaitGroup
 	errs := make([]error, benchNodes)
 	for i, n := range bn.nodes {
-		card := newCard(b, n.sk, 1, "bench", "bench/get")
+		card := cardtest.Signed(b, n.sk, 1, "bench", "bench/get")
 		wg.Go(func() { errs[i] = bn.dhts[i].PutCard(ctx, card) })
 	}
 	wg.Wait()

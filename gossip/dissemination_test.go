@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/dht"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -68,7 +69,7 @@ func TestMissedGossipFoundInDHT(t *testing.T) {
 	})
 
 	owner := gossipers[4]
-	card := newCard(t, owner.sk, 1, "translator", "nlp/translation")
+	card := cardtest.Signed(t, owner.sk, 1, "translator", "nlp/translation")
 	if err := owner.g.Publish(ctx, card); err != nil {
 		t.Fatal(err)
 	}

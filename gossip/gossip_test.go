@@ -14,6 +14,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -33,7 +34,7 @@ func testCardReachesAll(t *testing.T, tr p2pnet.Transport, n int) {
 	waitMeshed(t, nodes)
 
 	owner := nodes[7]
-	card := newCard(t, owner.sk, 1, "seven", "nlp/translation")
+	card := cardtest.Signed(t, owner.sk, 1, "seven", "nlp/translation")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := owner.g.Publish(ctx, card); err != nil {
@@ -132,15 +133,15 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	}
 
 	// The attacker's own, valid card goes everywhere.
-	v1 := newCard(t, attackerKey, 1, "mallory")
-	v2 := newCard(t, attackerKey, 2, "mallory")
+	v1 := cardtest.Signed(t, attackerKey, 1, "mallory")
+	v2 := cardtest.Signed(t, attackerKey, 2, "mallory")
 	publish(v2.Raw())
 	waitSeq(2)
 
 	victim := all[3]
-	victimCard := newCard(t, victim.sk, 5, "victim")
+	victimCard := cardtest.Signed(t, victim.sk, 5, "victim")
 	bad := map[string][]byte{
-		"forged":      tamper(t, newCard(t, attackerKey, 9, "mallory").Raw(), "mallory", "mallorz"),
+		"forged":      cardtest.Tamper(t, cardtest.Signed(t, attackerKey, 9, "mallory").Raw(), "mallory", "mallorz"),
 		"third party": victimCard.Raw(),
 		"replay":      v1.Raw(),
 		"oversized":   []byte(`{"name":"` + strings.Repeat("x", adp.MaxCardSize) + `"}`),
@@ -151,7 +152,7 @@ func TestBadCardsStopAtFirstHop(t *testing.T) {
 	}
 	// A valid card published after them: once everyone has it, node 0 has
 	// judged the bad ones.
-	v3 := newCard(t, attackerKey, 3, "mallory")
+	v3 := cardtest.Signed(t, attackerKey, 3, "mallory")
 	publish(v3.Raw())
 	waitSeq(3)
 	polltest.For(t, 5*time.Second, "node 0 judged every message", func() bool {
@@ -278,7 +279,7 @@ func TestOwnCardFloodsEveryNeighbour(t *testing.T) {
 	if m := hub.g.MeshSize(); m != 0 {
 		t.Fatalf("hub's mesh has %d peers before any heartbeat", m)
 	}
-	card := newCard(t, hub.sk, 1, "hub", "nlp/translation")
+	card := cardtest.Signed(t, hub.sk, 1, "hub", "nlp/translation")
 	if err := hub.g.Publish(ctx, card); err != nil {
 		t.Fatal(err)
 	}

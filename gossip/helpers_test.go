@@ -1,7 +1,6 @@
 package gossip_test
 
 import (
-	"bytes"
 	"context"
 	"sync"
 	"testing"
@@ -16,33 +15,6 @@ import (
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
-
-// newCard returns a card signed by sk with the given seq and skills.
-func newCard(t testing.TB, sk crypto.PrivKey, seq uint64, name string, skills ...string) *adp.Card {
-	t.Helper()
-	c := &adp.Card{
-		Name:        name,
-		Description: "test agent " + name,
-		Version:     "1.0.0",
-		Skills:      skills,
-		Seq:         &seq,
-		Metadata:    &adp.Metadata{UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seq) * time.Second).Format(time.RFC3339)},
-	}
-	if err := c.Sign(sk); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// tamper returns raw with the first occurrence of old replaced by new (same
-// length), so the JSON stays valid and the signature no longer matches.
-func tamper(t testing.TB, raw []byte, old, new string) []byte {
-	t.Helper()
-	if len(old) != len(new) || !bytes.Contains(raw, []byte(old)) {
-		t.Fatalf("cannot tamper %q -> %q", old, new)
-	}
-	return bytes.Replace(append([]byte(nil), raw...), []byte(old), []byte(new), 1)
-}
 
 // holder is a node's card store as far as gossip sees it: Held reads it,
 // OnCard writes it (keeping the newest) and counts every delivery.

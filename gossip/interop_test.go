@@ -17,6 +17,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -75,7 +76,7 @@ func TestForeignPeerInterop(t *testing.T) {
 	}
 
 	// It receives the node's card.
-	own := newCard(t, node.sk, 1, "node")
+	own := cardtest.Signed(t, node.sk, 1, "node")
 	if err := node.g.SetOwnCard(own); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestForeignPeerInterop(t *testing.T) {
 	}
 
 	// The node accepts its card.
-	card := newCard(t, foreignKey, 1, "foreign")
+	card := cardtest.Signed(t, foreignKey, 1, "foreign")
 	if err := topic.Publish(ctx, card.Raw()); err != nil {
 		t.Fatal(err)
 	}

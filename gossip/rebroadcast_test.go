@@ -13,6 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -40,7 +41,7 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	v1 := newCard(t, a.sk, 1, "alpha")
+	v1 := cardtest.Signed(t, a.sk, 1, "alpha")
 	if err := a.g.SetOwnCard(v1); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestRebroadcastReachesLateJoiner(t *testing.T) {
 		t.Fatal("the late joiner connected to the owner: the test proves nothing")
 	}
 
-	v2 := newCard(t, a.sk, 2, "alpha")
+	v2 := cardtest.Signed(t, a.sk, 2, "alpha")
 	if err := a.g.SetOwnCard(v2); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestPublishChecksOwnership(t *testing.T) {
 	nodes := startNodes(t, nw, 0, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	other := newCard(t, nodes[1].sk, 1, "beta")
+	other := cardtest.Signed(t, nodes[1].sk, 1, "beta")
 	if err := nodes[0].g.Publish(ctx, other); !errors.Is(err, gossip.ErrNotOwner) {
 		t.Fatalf("Publish(other's card) = %v, want ErrNotOwner", err)
 	}
@@ -160,7 +161,7 @@ func TestPublishChecksOwnership(t *testing.T) {
 	if err := nodes[0].g.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	own := newCard(t, nodes[0].sk, 1, "alpha")
+	own := cardtest.Signed(t, nodes[0].sk, 1, "alpha")
 	if err := nodes[0].g.Publish(ctx, own); !errors.Is(err, gossip.ErrClosed) {
 		t.Fatalf("Publish after Close = %v, want ErrClosed", err)
 	}

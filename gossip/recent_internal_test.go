@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 )
 
@@ -18,14 +19,7 @@ func signedCard(t *testing.T, seq uint64, name string) (*adp.Card, func(uint64, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	mk := func(seq uint64, name string) *adp.Card {
-		c := &adp.Card{Name: name, Description: "d", Version: "1.0.0", Seq: &seq,
-			Metadata: &adp.Metadata{UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Format(time.RFC3339)}}
-		if err := c.Sign(sk); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	mk := func(seq uint64, name string) *adp.Card { return cardtest.Signed(t, sk, seq, name) }
 	return mk(seq, name), mk
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -43,7 +44,7 @@ func TestDroppedCardComesBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	card := newCard(t, a.sk, 1, "alpha")
+	card := cardtest.Signed(t, a.sk, 1, "alpha")
 	publish := func() {
 		t.Helper()
 		if err := a.g.Publish(ctx, card); err != nil {

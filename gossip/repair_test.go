@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/gossip"
+	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
 )
@@ -96,7 +97,7 @@ func TestRepairLostOutboundStream(t *testing.T) {
 	if v := counterValue(t, reg, "adp_gossip_outbound_repairs_total"); v != 1 {
 		t.Errorf("adp_gossip_outbound_repairs_total = %v, want 1", v)
 	}
-	card := newCard(t, a.sk, 1, "a", "nlp/translation")
+	card := cardtest.Signed(t, a.sk, 1, "a", "nlp/translation")
 	if err := a.g.Publish(ctx, card); err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,11 @@
 package cardtest
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -44,4 +46,33 @@ func Card(tb testing.TB, b byte, tmpl string) *adp.Card {
 		tb.Fatal(err)
 	}
 	return c
+}
+
+// Signed returns a card of sk's agent named name with the given seq and
+// skills, signed by sk; its metadata.updated_at grows with seq.
+func Signed(tb testing.TB, sk crypto.PrivKey, seq uint64, name string, skills ...string) *adp.Card {
+	tb.Helper()
+	c := &adp.Card{
+		Name:        name,
+		Description: "test agent " + name,
+		Version:     "1.0.0",
+		Skills:      skills,
+		Seq:         &seq,
+		Metadata:    &adp.Metadata{UpdatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seq) * time.Second).Format(time.RFC3339)},
+	}
+	if err := c.Sign(sk); err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// Tamper returns a copy of raw with the first occurrence of old replaced
+// by new, of the same length, so that the JSON stays valid and the
+// signature no longer matches.
+func Tamper(tb testing.TB, raw []byte, old, new string) []byte {
+	tb.Helper()
+	if len(old) != len(new) || !bytes.Contains(raw, []byte(old)) {
+		tb.Fatalf("cannot tamper %q -> %q", old, new)
+	}
+	return bytes.Replace(append([]byte(nil), raw...), []byte(old), []byte(new), 1)
 }
