@@ -9,6 +9,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/httpagent"
 	"github.com/adpnode/adpnode/node/mcpagent"
 )
@@ -97,3 +98,17 @@ func (n *Node) agentStatus() *mcpagent.Status {
 	st := m.Status()
 	return &st
 }
+
+// The demo agent's tool names, kept for importers of earlier releases.
+//
+// Deprecated: use package node/demoagent.
+const (
+	DemoEcho      = demoagent.Echo
+	DemoWordCount = demoagent.WordCount
+	DemoReverse   = demoagent.Reverse
+)
+
+// DemoTools returns the demo agent's card entries.
+//
+// Deprecated: use demoagent.Tools.
+func DemoTools() []adp.Tool { return demoagent.Tools() }

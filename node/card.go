@@ -28,7 +28,7 @@ type InitOptions struct {
 	Name, Description string
 	Skills            []string
 	Tools             []adp.Tool
-	// DemoTools adds the demo agent's tools (see DemoTools).
+	// DemoTools adds the demo agent's tools (demoagent.Tools).
 	DemoTools bool
 	// Card, when set, is the template: its fields are kept, and id, did,
 	// seq, metadata timestamps and signature are set by Init. Name,
