@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -35,16 +36,18 @@ func newDIDIdentity(domain string, sk crypto.PrivKey, agentID string, allowPriva
 	if err != nil || len(raw) != ed25519.PrivateKeySize {
 		return nil, fmt.Errorf("%w: the key is not Ed25519", ErrBadIdentity)
 	}
-	desc, err := bridge.ANPDescriptionPath(agentID)
-	if err != nil {
-		return nil, err
+	var desc string
+	if domain != "" {
+		if desc, err = bridge.ANPDescriptionPath(agentID); err != nil {
+			return nil, err
+		}
 	}
 	id, err := didwba.NewIdentity(ed25519.PrivateKey(raw), domain, desc, didwba.WithIdentityLogger(log),
 		didwba.WithResolverOptions(append([]didwba.ResolverOption{didwba.WithPrivateAddresses(allowPrivate)}, opts...)...))
-	if err != nil {
+	if errors.Is(err, didwba.ErrBadDID) {
 		return nil, fmt.Errorf("%w: did_wba_domain: %v", ErrInvalidConfig, err)
 	}
-	return id, nil
+	return id, err
 }
 
 // DIDDocument returns the path at which the node's DID document must be
