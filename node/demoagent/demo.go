@@ -22,36 +22,36 @@ const (
 // MaxText bounds the text the demo tools accept.
 const MaxText = 256 << 10
 
-var (
-	textInput = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
-	yes       = true
-)
+// textInput is the input schema of the tools that take a text.
+const textInput = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
 
 // Tools returns the card entries of the demo tools, with their input and
-// output schemas. Each call returns fresh values.
+// output schemas. Each call returns fresh values, shared with no other
+// call: a caller may change them.
 func Tools() []adp.Tool {
+	yes := func() *bool { b := true; return &b }
 	return []adp.Tool{
 		{
 			Name:         Echo,
 			Description:  "Returns its JSON input unchanged.",
 			InputSchema:  json.RawMessage(`{"type":"object"}`),
 			OutputSchema: json.RawMessage(`{"type":"object"}`),
-			Idempotent:   &yes,
+			Idempotent:   yes(),
 		},
 		{
 			Name:         WordCount,
 			Description:  "Counts the words, lines and characters of a text.",
-			InputSchema:  textInput,
+			InputSchema:  json.RawMessage(textInput),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"words":{"type":"integer"},"lines":{"type":"integer"},"chars":{"type":"integer"}}}`),
-			Idempotent:   &yes,
+			Idempotent:   yes(),
 		},
 		{
 			Name:         Reverse,
 			Description:  "Reverses a text; streams one chunk per word when the caller accepts a stream.",
-			InputSchema:  textInput,
+			InputSchema:  json.RawMessage(textInput),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`),
-			Streaming:    &yes,
-			Idempotent:   &yes,
+			Streaming:    yes(),
+			Idempotent:   yes(),
 		},
 	}
 }

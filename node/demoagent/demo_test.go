@@ -72,7 +72,11 @@ func TestTools(t *testing.T) {
 		t.Error("Serves(nope)")
 	}
 	tools[0].Name = "changed"
-	if demoagent.Tools()[0].Name == "changed" {
-		t.Error("Tools returns shared values")
+	*tools[0].Idempotent = false
+	*tools[2].Streaming = false
+	tools[1].InputSchema[0] = ' '
+	again := demoagent.Tools()
+	if again[0].Name == "changed" || !*again[0].Idempotent || !*again[1].Idempotent || !*again[2].Streaming || again[1].InputSchema[0] != '{' || again[2].InputSchema[0] != '{' {
+		t.Error("Tools returns values shared with an earlier call")
 	}
 }
