@@ -14,11 +14,11 @@
 //     (at most discovery.MaxDirectoriesAsked) is asked for full signed
 //     cards, whose results are verified (discovery.FromDirectory); and
 //     the DHT providers of the request's tags (discovery.ProviderTags, at
-//     most MaxTagProviders a tag, within TagLookupTimeout) whose card is
-//     not held are asked for it (adp.describe; at most
-//     MaxProviderFetches, FetchConcurrency at once). A directory that
-//     does not answer becomes a warning of the answer; a provider that
-//     does not, a Debug line.
+//     most MaxTagProviders a tag) whose card is not held are asked for it
+//     (adp.describe; at most MaxProviderFetches, FetchConcurrency at
+//     once), lookups and fetches within TagLookupTimeout. A directory
+//     that does not answer becomes a warning of the answer; a provider
+//     that does not, a Debug line.
 //  2. keep: the directories' cards that are new here enter the store
 //     through the node's intake, and the search waits until the index
 //     holds them, so that the local ranking sees them too.

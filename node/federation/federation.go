@@ -17,7 +17,8 @@ import (
 const (
 	// Timeout bounds the gathering of remote answers.
 	Timeout = 5 * time.Second
-	// TagLookupTimeout bounds the DHT provider lookups of one request.
+	// TagLookupTimeout bounds the DHT provider lookups of one request
+	// and the fetches of the providers' cards that follow them.
 	TagLookupTimeout = 2 * time.Second
 	// MaxTagProviders bounds the providers looked up per tag.
 	MaxTagProviders = 20

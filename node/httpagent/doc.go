@@ -7,8 +7,8 @@
 //
 // The request body is the call's body ({} when the caller sent none),
 // with Content-Type application/json and the calling agent's
-// agent://k51... id in the X-ADP-Caller header (empty when the node
-// itself calls). A caller that accepts a streamed reply is announced by
+// agent://k51... id in the X-ADP-Caller header (the node's own agent id
+// when the node's A2A server calls the agent for an A2A client). A caller that accepts a streamed reply is announced by
 // Accept: application/x-ndjson, application/json; the server may then
 // answer with application/x-ndjson (or any chunked body): every
 // non-empty line is one stream chunk, at most aitp.MaxBodyPerMessage
@@ -31,7 +31,8 @@
 // ({"code", "message", "path"}) is passed to the caller as it is;
 // any other body becomes the message, cut to 1,024 bytes. A server that
 // cannot be reached answers ERROR; one that does not answer within the
-// call's deadline (DefaultTimeout when the caller sent none) TIMEOUT.
+// call's deadline (DefaultTimeout when the caller sent none), or does not
+// send its headers within DefaultTimeout whatever the deadline, TIMEOUT.
 //
 // # Lifecycle
 //

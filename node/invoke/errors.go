@@ -49,7 +49,7 @@ func (e *unreachableError) Error() string {
 	case errors.Is(e.err, swarm.ErrNoGoodAddresses) && errors.Is(e.err, swarm.ErrGaterDisallowedConnection):
 		// Of a node's own gates only p2phost's hole-punch gate refuses an
 		// address: a relayed one, before hole punching has started.
-		return "agent " + e.agent + " is not reachable yet (no direct address of it answered, and this node dials relayed ones only once its hole punching has started, at most " +
+		return "agent " + e.agent + " is not reachable yet (this node knows no direct address of it that it can dial, and dials relayed ones only once its hole punching has started, at most " +
 			p2phost.DefaultPunchWait.String() + " after the node started)"
 	case errors.Is(e.err, a2aclient.ErrUnreachable), errors.Is(e.err, a2aclient.ErrRefusedURL):
 		return "agent " + e.agent + " is not reachable (" + a2aText(e.err) + ")"
