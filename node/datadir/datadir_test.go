@@ -1,6 +1,7 @@
 package datadir_test
 
 import (
+	"crypto/rand"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp"
@@ -47,12 +49,30 @@ func TestIdentity(t *testing.T) {
 	if _, err := datadir.LoadIdentity(dir); !errors.Is(err, datadir.ErrBadIdentity) {
 		t.Fatalf("world-readable key: %v", err)
 	}
-	for what, content := range map[string][]byte{"junk": []byte("junk"), "too large": make([]byte, 5000)} {
-		if err := os.WriteFile(path, content, 0o600); err != nil {
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := crypto.GenerateSecp256k1Key(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherRaw, err := crypto.MarshalPrivateKey(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		content []byte
+		why     string // what follows the file name in the error
+	}{
+		{[]byte("junk"), " is not an adpnode key"},
+		{make([]byte, 5000), " too large"},
+		{otherRaw, ": key type Secp256k1, want Ed25519"},
+	} {
+		if err := os.WriteFile(path, tc.content, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := datadir.LoadIdentity(dir); !errors.Is(err, datadir.ErrBadIdentity) || !strings.Contains(err.Error(), path) {
-			t.Fatalf("%s key: %v, want ErrBadIdentity naming the file", what, err)
+		if _, err := datadir.LoadIdentity(dir); !errors.Is(err, datadir.ErrBadIdentity) || !strings.Contains(err.Error(), path+tc.why) {
+			t.Fatalf("key file of %d bytes: %v, want ErrBadIdentity saying %q", len(tc.content), err, tc.why)
 		}
 	}
 }

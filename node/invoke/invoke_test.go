@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -26,14 +27,19 @@ type noCards struct{}
 
 func (noCards) Held(string) *adp.Card { return nil }
 
-// finder answers FindPeer with addrs, counting the lookups.
+// finder answers FindPeer with addrs, counting the lookups and keeping
+// the deadline of the last.
 type finder struct {
-	addrs peer.AddrInfo
-	calls atomic.Int32
+	addrs    peer.AddrInfo
+	calls    atomic.Int32
+	deadline atomic.Pointer[time.Time]
 }
 
-func (f *finder) FindPeer(_ context.Context, p peer.ID) (peer.AddrInfo, error) {
+func (f *finder) FindPeer(ctx context.Context, p peer.ID) (peer.AddrInfo, error) {
 	f.calls.Add(1)
+	if dl, ok := ctx.Deadline(); ok {
+		f.deadline.Store(&dl)
+	}
 	if f.addrs.ID != p {
 		return peer.AddrInfo{}, errors.New("not found")
 	}
@@ -106,6 +112,18 @@ func TestCallRedials(t *testing.T) {
 		c := newCaller(t, a, f, func(peer.ID, string) bool { return false })
 		if _, err := c.Call(ctx, b.ID(), "echo", []byte(`{}`)); err != nil || f.calls.Load() != 1 {
 			t.Fatalf("err %v after %d lookups", err, f.calls.Load())
+		}
+	})
+	t.Run("the lookup ends with the call", func(t *testing.T) {
+		a, b := pair(t)
+		f := &finder{}
+		c := newCaller(t, a, f, func(peer.ID, string) bool { return false })
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		callDeadline, _ := cctx.Deadline()
+		c.Call(cctx, b.ID(), "echo", nil)
+		if dl := f.deadline.Load(); dl == nil || dl.After(callDeadline) {
+			t.Fatalf("the DHT lookup's deadline %v, want one no later than the call's %v", dl, callDeadline)
 		}
 	})
 	t.Run("no address anywhere", func(t *testing.T) {
