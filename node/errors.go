@@ -3,14 +3,16 @@ package node
 import (
 	"errors"
 
+	"github.com/adpnode/adpnode/node/config"
 	"github.com/adpnode/adpnode/node/datadir"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/nodeapi"
 )
 
 var (
-	// ErrInvalidConfig reports a bad configuration value; the message names it.
-	ErrInvalidConfig = errors.New("node: invalid configuration")
+	// ErrInvalidConfig reports a bad configuration value; the message names
+	// it (config.ErrInvalid).
+	ErrInvalidConfig = config.ErrInvalid
 	// ErrNotInitialized means the data directory has no identity or card:
 	// run Init (`adpnode init`) first (datadir.ErrNotInitialized).
 	ErrNotInitialized = datadir.ErrNotInitialized

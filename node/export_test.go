@@ -7,7 +7,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp/didwba"
-	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/liveness"
 )
@@ -41,8 +40,3 @@ func (n *Node) SetDIDResolverClient(c *http.Client) {
 
 // Liveness is what the node observed of agentID (package node/liveness).
 func (n *Node) Liveness(agentID string) liveness.State { return n.live.Get(agentID) }
-
-// GossipOptions makes a node built from c pass opts to gossip.New after
-// its own (gossip.PubSubOptions with a score inspector or a raw tracer
-// lets a test watch the router).
-func GossipOptions(c *Config, opts ...gossip.Option) { c.gossipOpts = append(c.gossipOpts, opts...) }

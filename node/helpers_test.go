@@ -40,7 +40,7 @@ type testNode struct {
 	didWbaDomain      string          // see node.Config.DIDWbaDomain
 	maxCards          int             // node.Config.MaxCards
 	chargeLoopback    bool            // node.Config.ChargeLoopback
-	gossipOpts        []gossip.Option // appended to the node's (node.GossipOptions)
+	gossipOpts        []gossip.Option // appended to the node's (Config.GossipOptions)
 }
 
 // startNode initialises (when needed), builds and starts a node on
@@ -76,7 +76,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 		MaxCards:        tn.maxCards,
 		ChargeLoopback:  tn.chargeLoopback,
 	}
-	node.GossipOptions(&cfg, tn.gossipOpts...)
+	cfg.GossipOptions = append(cfg.GossipOptions, tn.gossipOpts...)
 	if tn.noAPI {
 		cfg.APIAddr = ""
 	}

@@ -66,7 +66,7 @@ func hostLimits(raised []protocol.ID) rcmgr.ConcreteLimitConfig {
 // networks share (internal/p2phost): TCP and QUIC on listen, Noise,
 // yamux, fixed resource limits (raised for the given protocols) and a
 // connection manager with the given water marks, and the reachability
-// options (ReachConfig.hostOptions). Metrics go nowhere
+// options (config.Reach.HostOptions). Metrics go nowhere
 // global; the node exports its own.
 func newHost(sk crypto.PrivKey, listen []string, raised []protocol.ID, low, high int, opts ...p2phost.Option) (host.Host, error) {
 	h, err := p2phost.New(sk, append([]p2phost.Option{

@@ -30,6 +30,7 @@ import (
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/arrivals"
 	"github.com/adpnode/adpnode/node/cardsync"
+	"github.com/adpnode/adpnode/node/config"
 	"github.com/adpnode/adpnode/node/datadir"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/federation"
@@ -129,7 +130,7 @@ const callQueue = 1024
 // New builds a node from cfg. The data directory must have been set up by
 // Init. On failure New closes whatever it had started.
 func New(cfg Config) (_ *Node, err error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -207,7 +208,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	reach, err := cfg.Reach.hostOptions(cfg.Listen, boot, cfg.Directory)
+	reach, err := cfg.Reach.HostOptions(cfg.Listen, boot, cfg.Directory)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ func New(cfg Config) (_ *Node, err error) {
 	closers = append(closers, n.greetings.Close)
 
 	if n.dht, err = dht.New(n.host,
-		dht.Mode(cfg.Reach.dhtMode(cfg.Listen)),
+		dht.Mode(cfg.Reach.DHTMode(cfg.Listen)),
 		dht.BootstrapPeers(boot...),
 		dht.RepublishInterval(cfg.RepublishInterval),
 		dht.Logger(n.log),
@@ -290,7 +291,7 @@ func New(cfg Config) (_ *Node, err error) {
 		gossip.RebroadcastInterval(cfg.GossipInterval),
 		gossip.Logger(n.log),
 		gossip.Registerer(n.metrics.reg),
-	}, cfg.gossipOpts...)...); err != nil {
+	}, cfg.GossipOptions...)...); err != nil {
 		return nil, fmt.Errorf("node: gossip: %w", err)
 	}
 	closers = append(closers, n.gossip.Close)
@@ -307,7 +308,7 @@ func New(cfg Config) (_ *Node, err error) {
 func bootstrapInfos(addrs []string) ([]peer.AddrInfo, error) {
 	var out []peer.AddrInfo
 	for _, s := range addrs {
-		ai, err := parseBootstrap(s)
+		ai, err := config.ParseBootstrap(s)
 		if err != nil {
 			return nil, fmt.Errorf("%w: bootstrap: %v", ErrInvalidConfig, err)
 		}

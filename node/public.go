@@ -12,12 +12,6 @@ import (
 	"github.com/adpnode/adpnode/store"
 )
 
-// The values of Config.PublicA2A.
-const (
-	PublicA2AOpen   = "open"
-	PublicA2ADIDWba = "didwba"
-)
-
 // servePublic serves the public read-only server (package
 // node/publichttp) on cfg.PublicHTTP.
 func (n *Node) servePublic() error {

@@ -1,4 +1,4 @@
-package node
+package config
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestConfigValidate(t *testing.T) {
-	good := DefaultConfig()
+	good := Default()
 	good.DataDir = t.TempDir()
 	if err := good.Validate(); err != nil {
 		t.Fatalf("default config with data dir: %v", err)
@@ -48,8 +48,8 @@ func TestConfigValidate(t *testing.T) {
 			c := good
 			tt.mutate(&c)
 			err := c.Validate()
-			if !errors.Is(err, ErrInvalidConfig) {
-				t.Fatalf("Validate = %v, want ErrInvalidConfig", err)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Validate = %v, want ErrInvalid", err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Validate = %q, want mention of %q", err, tt.want)
@@ -86,7 +86,7 @@ func TestDHTMode(t *testing.T) {
 		{all, ReachPublic, dht.ModeServer},
 		{all, ReachPrivate, dht.ModeClient},
 	} {
-		if got := (ReachConfig{Reachability: tc.reach}).dhtMode(tc.listen); got != tc.want {
+		if got := (Reach{Reachability: tc.reach}).DHTMode(tc.listen); got != tc.want {
 			t.Errorf("listen %v reachability %q: mode %v, want %v", tc.listen, tc.reach, got, tc.want)
 		}
 	}
@@ -95,7 +95,7 @@ func TestDHTMode(t *testing.T) {
 // TestRunListensEverywhere: `adpnode run` listens on every interface,
 // TCP and QUIC, IPv4 and IPv6, while its API stays on loopback.
 func TestRunListensEverywhere(t *testing.T) {
-	c := DefaultConfig()
+	c := Default()
 	for _, want := range []string{"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1", "/ip6/::/tcp/0", "/ip6/::/udp/0/quic-v1"} {
 		if !slices.Contains(c.Listen, want) {
 			t.Errorf("listen %v lacks %s", c.Listen, want)
