@@ -8,20 +8,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/peer"
-
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node/arrivals"
 	"github.com/adpnode/adpnode/node/datadir"
 	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/nodeapi"
-	"github.com/adpnode/adpnode/node/route"
+	"github.com/adpnode/adpnode/node/owncard"
 	"github.com/adpnode/adpnode/store"
 )
-
-// EndpointProtocol is the protocol of the endpoint Init puts on a card:
-// AITP over libp2p, addressed by the agent id.
-const EndpointProtocol = route.ProtocolAITP
 
 // InitOptions describe the card Init creates.
 type InitOptions struct {
@@ -74,41 +68,8 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 			os.Remove(filepath.Join(dataDir, datadir.IdentityFile))
 		}
 	}()
-	self, err := peer.IDFromPrivateKey(sk)
-	if err != nil {
+	if c, err = owncard.First(c, sk, time.Now()); err != nil {
 		return "", err
-	}
-	if c.ID != "" {
-		if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != adp.AgentID(self) {
-			c.ID = "" // a template's id names another key: this card gets the new one
-		}
-	}
-	c.ID = adp.AgentID(self)
-	if c.DID, err = adp.DIDKey(sk.GetPublic()); err != nil {
-		return "", err
-	}
-	if c.Endpoints == nil {
-		c.Endpoints = []adp.Endpoint{{Protocol: EndpointProtocol, URI: c.ID}}
-	}
-	if c.Version == "" {
-		c.Version = "1.0.0"
-	}
-	if c.Status == "" {
-		c.Status = "active"
-	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	if c.Metadata == nil {
-		c.Metadata = &adp.Metadata{}
-	}
-	c.Metadata.CreatedAt, c.Metadata.UpdatedAt = now, now
-	seq := uint64(1)
-	c.Seq = &seq
-	c.Signature = ""
-	if err := c.Validate(); err != nil {
-		return "", err
-	}
-	if err := c.Sign(sk); err != nil {
-		return "", fmt.Errorf("node: sign card: %w", err)
 	}
 	if err := datadir.WriteCard(dataDir, c); err != nil {
 		return "", err
@@ -129,31 +90,12 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	c := old.Clone()
 	fn(c)
 	n.shapeCard(c)
-	if c.ID == "" {
-		c.ID = n.agentID
-	}
-	if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != n.agentID {
+	c, err := owncard.Next(old, c, n.sk, time.Now())
+	if errors.Is(err, owncard.ErrOtherID) {
 		return nodeapi.Argument(nodeapi.ErrConflict, "/id", "the card's id must be this node's agent id "+n.agentID)
 	}
-	c.ID = n.agentID
-	seq := uint64(1)
-	if old.Seq != nil {
-		seq = *old.Seq + 1
-	}
-	c.Seq = &seq
-	if c.Metadata == nil {
-		c.Metadata = &adp.Metadata{}
-	}
-	c.Metadata.UpdatedAt = time.Now().UTC().Format(time.RFC3339)
-	if c.Metadata.CreatedAt == "" && old.Metadata != nil {
-		c.Metadata.CreatedAt = old.Metadata.CreatedAt
-	}
-	c.Signature = ""
-	if err := c.Validate(); err != nil {
+	if err != nil {
 		return err
-	}
-	if err := c.Sign(n.sk); err != nil {
-		return fmt.Errorf("node: sign card: %w", err)
 	}
 	if err := datadir.WriteCard(n.cfg.DataDir, c); err != nil {
 		return err

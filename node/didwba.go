@@ -72,20 +72,6 @@ func (n *Node) DID() string { return n.did.DID() }
 // without Config.DIDWbaDomain it is base itself, or a zero client.
 func (n *Node) ANPClient(base *http.Client) *http.Client { return n.did.Client(base) }
 
-// shapeDID sets the card's did: the did:wba DID when the node has one,
-// the key's did:key when a did:wba DID was set before and no longer is.
-func (n *Node) shapeDID(c *adp.Card) {
-	if did := n.DID(); did != "" {
-		c.DID = did
-		return
-	}
-	if strings.HasPrefix(c.DID, didwba.Prefix) {
-		if k, err := adp.DIDKey(n.sk.GetPublic()); err == nil {
-			c.DID = k
-		}
-	}
-}
-
 // DomainVerified is the domain check of a card whose did is a did:wba
 // DID (didwba.Identity.CheckKey with the key of the card's id):
 // DomainVerified, DomainPending or "unverified: <why>"; "" for a card

@@ -20,11 +20,6 @@ import (
 	"github.com/adpnode/adpnode/store"
 )
 
-// DirectorySkill is the skill a directory peer's card carries, so that
-// nodes recognise directory peers from their cards and find them through
-// the DHT's tag providers.
-const DirectorySkill = "adp/directory"
-
 // Timing of the background work.
 const (
 	bootstrapTimeout  = 15 * time.Second
