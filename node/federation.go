@@ -52,52 +52,57 @@ func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope str
 	return resp, err
 }
 
-// federationNet is the node as package federation reaches it.
-type federationNet struct{ n *Node }
+// nodeNet is the node as packages federation and directories reach it.
+type nodeNet struct{ n *Node }
 
-func (f federationNet) Self() peer.ID { return f.n.self }
+func (f nodeNet) Self() peer.ID { return f.n.self }
 
 // Directories returns the known directory peers, looking for some in the
 // DHT when none is known and the node is not a directory itself.
-func (f federationNet) Directories(ctx context.Context) map[peer.ID]string {
-	dirs := f.n.knownDirectories()
+func (f nodeNet) Directories(ctx context.Context) map[peer.ID]string {
+	dirs := f.n.dirs.Known()
 	if len(dirs) == 0 && !f.n.cfg.Directory {
-		f.n.findDirectories(ctx)
-		dirs = f.n.knownDirectories()
+		f.n.dirs.Find(ctx)
+		dirs = f.n.dirs.Known()
 	}
 	return dirs
 }
 
-func (f federationNet) AskDirectory(ctx context.Context, p peer.ID, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
+func (f nodeNet) AskDirectory(ctx context.Context, p peer.ID, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
 	resp, err := service.Discover(ctx, f.n.client, p, req)
 	return resp, invoke.Unreachable(p, err)
 }
 
-func (f federationNet) Check(raw []byte) (*adp.Card, error) {
+func (f nodeNet) Check(raw []byte) (*adp.Card, error) {
 	return f.n.intake.Checker().Check(raw, "")
 }
 
-func (f federationNet) FindByTag(ctx context.Context, tag string, max int) ([]peer.AddrInfo, error) {
+func (f nodeNet) FindByTag(ctx context.Context, tag string, max int) ([]peer.AddrInfo, error) {
 	return f.n.dht.FindByTag(ctx, tag, max)
 }
 
-func (f federationNet) Holds(agentID string) bool { return f.n.store.Held(agentID) != nil }
+func (f nodeNet) Holds(agentID string) bool { return f.n.store.Held(agentID) != nil }
 
-func (f federationNet) Fetch(ctx context.Context, ai peer.AddrInfo) (*adp.Card, error) {
+func (f nodeNet) Fetch(ctx context.Context, ai peer.AddrInfo) (*adp.Card, error) {
 	if len(ai.Addrs) > 0 {
 		f.n.host.Peerstore().AddAddrs(ai.ID, ai.Addrs, time.Hour)
 	}
 	return f.n.fetchFromOwner(ctx, ai.ID)
 }
 
-func (f federationNet) Keep(ctx context.Context, r discovery.Federated) bool {
+func (f nodeNet) Keep(ctx context.Context, r discovery.Federated) bool {
 	return f.n.keep(ctx, r.Card, intake.From{Source: store.SourceImport, Origin: r.Result.OriginService, GapsOnly: true, SyncLater: true})
 }
 
-func (f federationNet) AwaitIndexed(ctx context.Context, cards ...*adp.Card) {
+func (f nodeNet) AwaitIndexed(ctx context.Context, cards ...*adp.Card) {
 	f.n.awaitIndexed(ctx, cards...)
 }
 
-func (f federationNet) Local(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
+func (f nodeNet) Local(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
 	return f.n.index.Discover(ctx, req)
+}
+
+func (f nodeNet) Advertise(ctx context.Context, p peer.ID) error {
+	_, err := f.n.advertiseTo(ctx, p)
+	return err
 }

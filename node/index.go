@@ -146,11 +146,7 @@ func (n *Node) applyChange(ch store.Change) {
 		n.sigMu.Lock()
 		n.index.SetSignals(ch.AgentID, scoring.Signals{}) // pushed again if the card returns
 		n.sigMu.Unlock()
-		if p, err := adp.PeerIDFromAgentID(ch.AgentID); err == nil {
-			n.mu.Lock()
-			delete(n.directories, p)
-			n.mu.Unlock()
-		}
+		n.dirs.Forget(ch.AgentID)
 	}
 }
 
@@ -159,7 +155,7 @@ func (n *Node) indexRecord(r *store.Record) {
 		n.log.Debug("index card", "agent", r.AgentID, "err", err)
 	}
 	n.pushStoredSignals(r.AgentID)
-	n.noteDirectory(r.Card)
+	n.dirs.Note(r.Card)
 }
 
 // indexWait bounds how long a federated search waits for the feed to

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -22,12 +21,11 @@ import (
 
 // Timing of the background work.
 const (
-	bootstrapTimeout  = 15 * time.Second
-	announcePoll      = 250 * time.Millisecond // while waiting for the first peers
-	directoryInterval = time.Minute            // re-find directories and advertise
-	fetchTimeout      = 10 * time.Second
-	startPublish      = 500 * time.Millisecond  // after the first peer: publish, DHT put, sync from bootstrap
-	startResync       = 1500 * time.Millisecond // after that: sync from bootstrap again
+	bootstrapTimeout = 15 * time.Second
+	announcePoll     = 250 * time.Millisecond // while waiting for the first peers
+	fetchTimeout     = 10 * time.Second
+	startPublish     = 500 * time.Millisecond  // after the first peer: publish, DHT put, sync from bootstrap
+	startResync      = 1500 * time.Millisecond // after that: sync from bootstrap again
 )
 
 // bootstrap connects to the bootstrap peers in parallel, then bootstraps
@@ -120,7 +118,7 @@ func (n *Node) announceLoop(ctx context.Context) {
 			return
 		}
 	}
-	n.goLoop(n.directoryLoop)
+	n.goLoop(n.dirs.Run)
 	if !after(startPublish) {
 		return
 	}
@@ -179,22 +177,6 @@ func (n *Node) syncFromBootstrap(ctx context.Context) {
 	}
 }
 
-// directoryLoop finds directory peers and advertises the own card to them,
-// now and every directoryInterval.
-func (n *Node) directoryLoop(ctx context.Context) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		n.advertiseToDirectories(ctx)
-		t.Reset(directoryInterval)
-	}
-}
-
 // publish sends c to the gossip topic and the DHT. Failures are logged: the
 // re-broadcast and republish loops try again.
 func (n *Node) publish(ctx context.Context, c *adp.Card) {
@@ -241,74 +223,6 @@ func (n *Node) keep(ctx context.Context, c *adp.Card, from intake.From) bool {
 		n.heard(c.ID) // delivered by its owner: a greeting or a re-broadcast
 	}
 	return stored
-}
-
-// noteDirectory remembers (or forgets) c's owner as a directory peer.
-func (n *Node) noteDirectory(c *adp.Card) {
-	p, err := c.PeerID()
-	if err != nil || p == n.self {
-		return
-	}
-	isDir := slices.Contains(c.Skills, DirectorySkill) && !c.IsRevocation()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if isDir {
-		n.directories[p] = c.ID
-	} else {
-		delete(n.directories, p)
-	}
-}
-
-// knownDirectories returns the directory peers the node knows of.
-func (n *Node) knownDirectories() map[peer.ID]string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make(map[peer.ID]string, len(n.directories))
-	for p, id := range n.directories {
-		out[p] = id
-	}
-	return out
-}
-
-// findDirectories asks the DHT for directory peers and learns their cards.
-func (n *Node) findDirectories(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-	defer cancel()
-	provs, err := n.dht.FindByTag(ctx, DirectorySkill, 20)
-	if err != nil {
-		n.log.Debug("find directories", "err", err)
-		return
-	}
-	known := n.knownDirectories()
-	for _, ai := range provs {
-		if ai.ID == n.self {
-			continue
-		}
-		if _, ok := known[ai.ID]; ok {
-			continue
-		}
-		if len(ai.Addrs) > 0 {
-			n.host.Peerstore().AddAddrs(ai.ID, ai.Addrs, time.Hour)
-		}
-		if _, err := n.fetchFromOwner(ctx, ai.ID); err != nil {
-			n.log.Debug("describe directory", "peer", ai.ID, "err", err)
-		}
-	}
-}
-
-// advertiseToDirectories sends the own card to every known directory peer.
-func (n *Node) advertiseToDirectories(ctx context.Context) {
-	n.findDirectories(ctx)
-	for p := range n.knownDirectories() {
-		if ctx.Err() != nil {
-			return
-		}
-		actx, cancel := context.WithTimeout(ctx, fetchTimeout)
-		if _, err := n.advertiseTo(actx, p); err != nil {
-			n.log.Debug("advertise to directory", "peer", p, "err", err)
-		}
-		cancel()
-	}
 }
 
 // LookupCard returns the held record of agentID. A card that is missing or

@@ -32,6 +32,7 @@ import (
 	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/config"
 	"github.com/adpnode/adpnode/node/datadir"
+	"github.com/adpnode/adpnode/node/directories"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/federation"
 	"github.com/adpnode/adpnode/node/httpapi"
@@ -77,9 +78,11 @@ type Node struct {
 	index  *discovery.Discovery
 	// federation answers network-scope discoveries (federation.go).
 	federation *federation.Search
-	live       *liveness.Tracker // connections, sightings and failed calls per agent
-	did        *didwba.Identity  // the did:wba identity and the domain checks of cards
-	agent      toolAgent
+	// dirs are the directory peers known, which the node advertises to.
+	dirs  *directories.Book
+	live  *liveness.Tracker // connections, sightings and failed calls per agent
+	did   *didwba.Identity  // the did:wba identity and the domain checks of cards
+	agent toolAgent
 	// arrivals records the first arrival of each card version (and the
 	// own card's publications); netview answers GET /v1/network.
 	arrivals *arrivals.Log
@@ -106,7 +109,6 @@ type Node struct {
 	mu          sync.Mutex
 	card        *adp.Card
 	tools       map[string]bool    // tool methods registered on the server
-	directories map[peer.ID]string // known directory peers -> agent id
 	inflight    map[string]int     // outbound calls in flight per agent id
 	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
 	calls       chan callRecord    // outbound calls waiting for statsLoop
@@ -148,22 +150,22 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Node{
-		cfg:         cfg,
-		log:         cfg.Logger,
-		sk:          sk,
-		self:        self,
-		agentID:     adp.AgentID(self),
-		ctx:         ctx,
-		cancel:      cancel,
-		card:        card,
-		tools:       make(map[string]bool),
-		directories: make(map[peer.ID]string),
-		indexed:     newSignal(),
-		inflight:    make(map[string]int),
-		greeted:     make(map[peer.ID]uint64),
-		calls:       make(chan callRecord, callQueue),
-		live:        liveness.New(liveness.WithClock(cfg.Clock)),
+		cfg:      cfg,
+		log:      cfg.Logger,
+		sk:       sk,
+		self:     self,
+		agentID:  adp.AgentID(self),
+		ctx:      ctx,
+		cancel:   cancel,
+		card:     card,
+		tools:    make(map[string]bool),
+		indexed:  newSignal(),
+		inflight: make(map[string]int),
+		greeted:  make(map[peer.ID]uint64),
+		calls:    make(chan callRecord, callQueue),
+		live:     liveness.New(liveness.WithClock(cfg.Clock)),
 	}
+	n.dirs = directories.New(self, nodeNet{n}, n.log)
 	var closers []func() error
 	defer func() {
 		if err != nil {
@@ -196,7 +198,7 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, fmt.Errorf("node: open store: %w", err)
 	}
 	n.arrivals = arrivals.New()
-	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.noteDirectory),
+	n.intake = intake.New(n.store, n.agentID, intake.OnKept(n.dirs.Note),
 		intake.OnStored(func(c *adp.Card, from intake.From) { n.arrivals.Note(c.ID, seqOf(c), string(from.Source)) }))
 	n.netview = netview.New(n, netview.WithPeersFile(cfg.TestnetPeers), netview.WithLogger(n.log))
 	closers = append(closers, n.store.Close)
@@ -299,7 +301,7 @@ func New(cfg Config) (_ *Node, err error) {
 	if n.index, err = n.newIndex(); err != nil {
 		return nil, fmt.Errorf("node: discovery index: %w", err)
 	}
-	n.federation = federation.New(federationNet{n}, n.log)
+	n.federation = federation.New(nodeNet{n}, n.log)
 	n.registerMethods()
 	n.goLoop(n.statsLoop)
 	return n, nil

@@ -41,7 +41,7 @@ type PeerInfo = nodeapi.PeerInfo
 
 // PeerInfos returns the connected peers, sorted by peer id.
 func (n *Node) PeerInfos() []PeerInfo {
-	dirs := n.knownDirectories()
+	dirs := n.dirs.Known()
 	out := []PeerInfo{}
 	for _, p := range n.Peers() {
 		pi := PeerInfo{PeerID: p.String(), AgentID: adp.AgentID(p), Addrs: []string{}, Conns: []string{}}

@@ -14,14 +14,14 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/didwba"
 	"github.com/adpnode/adpnode/node/demoagent"
+	"github.com/adpnode/adpnode/node/directories"
 	"github.com/adpnode/adpnode/node/route"
 )
 
 const (
-	// DirectorySkill is the skill a directory peer's card carries, so that
-	// nodes recognise directory peers from their cards and find them
-	// through the DHT's tag providers.
-	DirectorySkill = "adp/directory"
+	// DirectorySkill is the skill a directory peer's card carries
+	// (directories.Skill).
+	DirectorySkill = directories.Skill
 	// EndpointProtocol is the protocol of the endpoint First puts on a
 	// card that has none: AITP over libp2p, addressed by the agent id.
 	EndpointProtocol = route.ProtocolAITP

@@ -1,0 +1,16 @@
+// Package directories keeps the directory peers a node knows and keeps
+// the node's card with them.
+//
+// A directory peer is a node that keeps every card it hears and serves
+// discovery for the network; its card carries the skill Skill. A Book
+// learns directories from the cards the node holds (Note, on every card
+// the node keeps or indexes; Forget, when a card leaves the store) and
+// from the DHT's providers of Skill (Find, which fetches the card of each
+// provider not yet known, so that it too reaches Note). Run finds
+// directories and advertises the node's card to each of them (Advertise,
+// adp.advertise) at once and then every Interval, so that a node is
+// found through every directory of its network without its owner asking.
+//
+// The node is reached through the Network interface. A Book is safe for
+// concurrent use; Run returns when its context ends.
+package directories
