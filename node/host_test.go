@@ -10,11 +10,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/protocol"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/adpnode/adpnode/internal/p2phost"
 )
 
 func TestHostLimitsRaised(t *testing.T) {
 	const p = protocol.ID("/test/1.0.0")
-	l := hostLimits([]protocol.ID{p})
+	l := p2phost.NodeLimits(p)
 	def := rcmgr.DefaultLimits.AutoScale()
 	if got, base := l.ToPartialLimitConfig().ProtocolPeer[p].StreamsInbound, def.ToPartialLimitConfig().ProtocolPeerDefault.StreamsInbound; got <= base || got < 500 {
 		t.Fatalf("per-peer inbound streams for %s = %v, default %v", p, got, base)

@@ -26,6 +26,7 @@ import (
 	"github.com/adpnode/adpnode/dht"
 	"github.com/adpnode/adpnode/gossip"
 	"github.com/adpnode/adpnode/internal/atomicfile"
+	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node/a2aclient"
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/arrivals"
@@ -440,7 +441,7 @@ func (n *Node) goLoop(f func(ctx context.Context)) {
 // background loops, peering, gossip, DHT, invocation layer, the host's
 // connections, the host, store. It waits for every goroutine the node
 // started, and at most 10 s for the libp2p host's own Close (past that it
-// returns an error; see closeWithin). It is idempotent.
+// returns an error; see p2phost.Close). It is idempotent.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.mu.Lock()
@@ -481,11 +482,9 @@ func (n *Node) Close() error {
 		if n.agent != nil {
 			errs = append(errs, n.agent.Close())
 		}
-		// The connections first: go-libp2p's host Close stops its
-		// observed-address manager reading identify events while the
-		// connections are still open, and an identify push that arrives
-		// in between can block the event bus for good (see closeWithin).
-		errs = append(errs, n.reach.close(), n.host.Network().Close(), closeWithin(n.host.Close, hostCloseWait), n.store.Close())
+		// The host closes its connections first and is waited for at
+		// most p2phost.CloseWait (see p2phost.Close).
+		errs = append(errs, n.reach.close(), p2phost.Close(n.host), n.store.Close())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr

@@ -12,7 +12,9 @@
 // WithAddrFilter chooses the announced addresses. WithConnectionGater
 // adds the caller's own gater.
 // TreatAsPublic is a process-wide switch for tests that simulate the
-// Internet with private address ranges.
+// Internet with private address ranges. NodeLimits are a node's fixed
+// resource limits; Close closes a host without waiting for ever on
+// go-libp2p's own Close.
 //
 // What differs between a deployed node and a test network is policy, not
 // construction: a node pins scaled limits raised for its invocation

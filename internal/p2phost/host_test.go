@@ -208,3 +208,20 @@ func TestPunchWait(t *testing.T) {
 		t.Fatalf("a host without hole punching accepted a relayed connection %v after it was built, within its wait of %v", since, wait)
 	}
 }
+
+// TestClose: Close drops the host's connections and closes it.
+func TestClose(t *testing.T) {
+	a, b := newHost(t), newHost(t)
+	if err := b.Connect(context.Background(), peer.AddrInfo{ID: a.ID(), Addrs: a.Addrs()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p2phost.Close(a); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(a.Network().Conns()); n != 0 {
+		t.Fatalf("%d connections left open", n)
+	}
+	if _, err := a.NewStream(context.Background(), b.ID(), "/x"); err == nil {
+		t.Fatal("a closed host opened a stream")
+	}
+}

@@ -1,4 +1,4 @@
-package node
+package p2phost
 
 import (
 	"errors"
@@ -9,10 +9,10 @@ import (
 // blocks is given up on after the wait, with an error, and left running.
 func TestCloseWithin(t *testing.T) {
 	errClose := errors.New("close failed")
-	if err := closeWithin(func() error { return errClose }, hostCloseWait); !errors.Is(err, errClose) {
+	if err := closeWithin(func() error { return errClose }, CloseWait); !errors.Is(err, errClose) {
 		t.Fatalf("finished close: %v, want %v", err, errClose)
 	}
-	if err := closeWithin(func() error { return nil }, hostCloseWait); err != nil {
+	if err := closeWithin(func() error { return nil }, CloseWait); err != nil {
 		t.Fatalf("finished close: %v", err)
 	}
 	release := make(chan struct{})
