@@ -1,12 +1,13 @@
 // Package owncard makes and keeps a node's own Agent Card:
 //
 //   - First: the first card of a new identity (`adpnode init`), from a
-//     template, with its id, did:key, an AITP endpoint when it has none,
+//     template, with its id, did:key, an AITP endpoint when it has no
+//     endpoint list,
 //     version, status, created_at and updated_at, seq 1, validated and
 //     signed.
 //   - Next: each following version (an owner's edit, PUT /v1/card, a new
-//     tool list from the agent): the id kept (an edit naming another id
-//     is ErrOtherID), seq one more than the held card's, updated_at now,
+//     tool list from the agent): the agent's id, in its canonical form (an
+//     edit naming another agent's id is ErrOtherID), seq one more than the held card's, updated_at now,
 //     created_at kept, validated and signed.
 //   - Shape: what the running node puts on the card whatever its owner
 //     writes (Setup): the did (the did:wba DID, or the key's did:key when
@@ -16,6 +17,8 @@
 //     whether a card differs from its shape, so that a node whose
 //     addresses changed signs a new version.
 //
-// Every function is pure: it reads no clock, file or network of its own
-// and keeps no state, so it is safe for concurrent use.
+// The functions read no clock, file or network of their own and the
+// package keeps no state. Shape and Next change the card they are given
+// (First and NeedsUpdate work on copies), so a card must not be shared
+// with another goroutine while they run.
 package owncard

@@ -36,7 +36,8 @@ const (
 var ErrOtherID = errors.New("owncard: the card's id is not this node's agent id")
 
 // First returns the first card of sk's agent: tmpl (which it does not
-// change) with its id and did set, an AITP endpoint when it lists none,
+// change) with its id and did set, an AITP endpoint when it has no
+// endpoint list (nil; an empty list is kept),
 // version 1.0.0 and status active when unset, created_at and updated_at
 // now, seq 1, validated and signed. An id in tmpl that names another key
 // is replaced.
@@ -69,20 +70,26 @@ func First(tmpl *adp.Card, sk crypto.PrivKey, now time.Time) (*adp.Card, error) 
 	return sign(c, sk)
 }
 
-// Next returns edited, a changed copy of the held card old, as its next
-// version: the id is old's (an empty id is taken as old's; another is
-// ErrOtherID), seq is old's plus one, updated_at is now, created_at is
-// old's when edited has none; then it is validated and signed by sk.
+// Next returns edited, a changed copy of the held card old, as the next
+// version of sk's agent's card: the id is that agent's id, in its
+// canonical form (an empty id is taken as it; any form of another agent's
+// id is ErrOtherID), seq is old's plus one, updated_at is now, created_at
+// is old's when edited has none; then it is validated and signed by sk.
 // edited is changed in place and returned.
 func Next(old, edited *adp.Card, sk crypto.PrivKey, now time.Time) (*adp.Card, error) {
+	self, err := peer.IDFromPrivateKey(sk)
+	if err != nil {
+		return nil, err
+	}
+	agentID := adp.AgentID(self)
 	c := edited
 	if c.ID == "" {
-		c.ID = old.ID
+		c.ID = agentID
 	}
-	if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != old.ID {
-		return nil, fmt.Errorf("%w: %s", ErrOtherID, old.ID)
+	if id, err := adp.NormalizeAgentID(c.ID); err != nil || id != agentID {
+		return nil, fmt.Errorf("%w: %s", ErrOtherID, agentID)
 	}
-	c.ID = old.ID
+	c.ID = agentID
 	seq := uint64(1)
 	if old.Seq != nil {
 		seq = *old.Seq + 1

@@ -75,6 +75,14 @@ func TestNext(t *testing.T) {
 	if _, err := adp.DecodeVerified(c.Raw()); err != nil {
 		t.Fatalf("the next card does not verify: %v", err)
 	}
+	// A held card whose id is another form of the agent's id (base58, as
+	// a card signed elsewhere may spell it) gets the canonical form.
+	self, _ := peer.IDFromPrivateKey(sk)
+	b58 := old.Clone()
+	b58.ID = "agent://" + self.String()
+	if c, err := owncard.Next(b58, b58.Clone(), sk, now); err != nil || c.ID != old.ID {
+		t.Fatalf("next version of a card with id %s: %v, id %v; want %s", b58.ID, err, c, old.ID)
+	}
 	stolen := old.Clone()
 	stolen.ID = cardtest.Card(t, 2, `{"id": "ID", "name": "x", "tools": [], "endpoints": []}`).ID
 	if _, err := owncard.Next(old, stolen, sk, now); !errors.Is(err, owncard.ErrOtherID) {
