@@ -28,8 +28,9 @@ const (
 	DefaultDirectoryMaxCards = config.DefaultDirectoryMaxCards
 )
 
-// DefaultListen and DefaultRunListen are config.DefaultListen and
-// config.DefaultRunListen.
+// DefaultListen and DefaultRunListen hold config.DefaultListen and
+// config.DefaultRunListen. They are variables of their own: the defaults
+// a Config is given are config's (assigning these changes nothing).
 var (
 	DefaultListen    = config.DefaultListen
 	DefaultRunListen = config.DefaultRunListen

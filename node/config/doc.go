@@ -11,5 +11,8 @@
 // constants under their earlier names (node.Config, node.ReachConfig,
 // node.DefaultConfig, node.ErrInvalidConfig...).
 //
-// A Config is a value; nothing here keeps state.
+// A Config is a value and the package keeps no state of its own; but
+// Reach.HostOptions with SimulatedPublic changes a process-wide table
+// (p2phost.TreatAsPublic), which only tests that build an Internet out of
+// network namespaces set.
 package config
