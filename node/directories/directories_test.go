@@ -70,7 +70,7 @@ func card(t *testing.T, b byte, skills string) (*adp.Card, peer.ID) {
 // counts, and Forget drops one.
 func TestNote(t *testing.T) {
 	_, self := card(t, 1, `["adp/directory"]`)
-	own := cardtest.Card(t, 1, `{"id": "ID", "name": "self", "skills": ["adp/directory"], "tools": [], "endpoints": []}`)
+	own, _ := card(t, 1, `["adp/directory"]`) // not a revocation: only its owner keeps it out
 	dir, pd := card(t, 2, `["adp/directory"]`)
 	plain, _ := card(t, 3, `["nlp/translation"]`)
 	dropped, _ := card(t, 2, `["nlp/translation"]`)
@@ -157,7 +157,11 @@ func TestRunStops(t *testing.T) {
 	default:
 	}
 	cancel()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
 	if nw.advertised[0] != pd {
 		t.Fatalf("advertised to %v, want %s", nw.advertised, pd)
 	}
