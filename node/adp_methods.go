@@ -41,7 +41,7 @@ type advertisedCards struct{ n *Node }
 func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from peer.ID) (bool, error) {
 	stored, err := s.n.intake.Keep(ctx, c, intake.From{Source: store.SourceAdvertise, Origin: adp.AgentID(from), Owner: from, Network: s.n.networkOf(from)})
 	if err == nil {
-		s.n.heard(c.ID) // a greeting from the owner
+		s.n.feed.Heard(c.ID) // a greeting from the owner
 		if !stored {
 			if serr := s.n.stale(c); serr != nil {
 				return false, aitp.Errorf(aitp.StatusInvalidRequest, aitp.CodeStaleMetadata, "/seq", "%v", serr)

@@ -117,7 +117,7 @@ func (n *Node) Invoke(ctx context.Context, agentID, method string, body []byte) 
 	if id == n.agentID {
 		return nil, nodeapi.Argument(nodeapi.ErrSelf, "/agent", "a node does not invoke its own agent; call the agent directly")
 	}
-	defer n.callStarted(id)()
+	defer n.feed.CallStarted(id)()
 	start := time.Now()
 	reply, err := n.invoke.Invoke(ctx, p, id, method, body)
 	lat := time.Since(start)
@@ -138,24 +138,16 @@ func (n *Node) InvokeStream(ctx context.Context, agentID, method string, body []
 	if id == n.agentID {
 		return nodeapi.Argument(nodeapi.ErrSelf, "/agent", "a node does not invoke its own agent")
 	}
-	defer n.callStarted(id)()
+	defer n.feed.CallStarted(id)()
 	start := time.Now()
 	err = n.invoke.InvokeStream(ctx, p, id, method, body, fn)
 	n.recordCall(id, method, err, time.Since(start))
 	return err
 }
 
-// callRecord is one outbound call for the interaction records.
-type callRecord struct {
-	agentID string
-	ok      bool
-	latency time.Duration
-}
-
 // recordCall counts the call in the metrics (the method as a label only
-// when the callee's card lists it, see metrics) and queues it for the
-// interaction records (written by statsLoop, off the call path: a store
-// write waits for its fsync).
+// when the callee's card lists it, see metrics) and hands its outcome to
+// the feed (liveness and the interaction records).
 func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) {
 	status := aitp.StatusOK
 	if err != nil {
@@ -166,35 +158,7 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 	}
 	known := isADPMethod(method) || n.invoke.Tool(agentID, method) != nil
 	n.metrics.calls.WithLabelValues(n.metrics.callMethods.label(method, known), status.Label()).Inc()
-	// A dispatch-level refusal (no such tool, bad request) says nothing
-	// about the agent's health; only served calls and transport failures count.
-	if status == aitp.StatusNotFound || status == aitp.StatusInvalidRequest || status == aitp.StatusUnauthorized {
-		return
-	}
-	n.live.Called(agentID, err == nil) // pushed with the record by statsLoop
-	select {
-	case n.calls <- callRecord{agentID: agentID, ok: err == nil, latency: lat}:
-	default:
-		n.log.Debug("interaction record dropped: queue full", "agent", agentID)
-	}
-}
-
-// statsLoop writes queued call records to the store until the node closes.
-func (n *Node) statsLoop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case c := <-n.calls:
-			if err := n.store.RecordCall(ctx, c.agentID, c.ok, c.latency); err != nil {
-				if ctx.Err() == nil {
-					n.log.Debug("record call", "agent", c.agentID, "err", err)
-				}
-				continue
-			}
-			n.pushSignals(c.agentID)
-		}
-	}
+	n.feed.Called(agentID, err, lat)
 }
 
 // Advertise sends the own card to agentID (adp.advertise) and reports
@@ -230,7 +194,7 @@ func (n *Node) Rate(ctx context.Context, agentID string, stars int) error {
 	if err := n.store.Rate(ctx, id, n.agentID, stars); err != nil {
 		return err
 	}
-	n.pushSignals(id)
+	n.feed.Push(id)
 	return nil
 }
 

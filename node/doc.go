@@ -56,16 +56,16 @@
 // the node's terms ([ErrUnreachable] or the agent's AITP status). They
 // update the interaction records (calls, failures, latency, last seen) that rank
 // agents by reputation; they are written off the call path. Ratings
-// ([Node.Rate]) are kept per rater. The node pushes an agent's ranking
-// signals to the discovery index whenever one changes (a call record
-// written, a rating, a call starting or ending: availability and the load
-// filter count calls in flight; a connection to the agent's peer opening
-// or closing; a greeting or an owner's re-broadcast of its card) and, at
-// Start, for every stored card that has records; a search never reads the
-// store. Availability is observed, never guessed (node/liveness): an
-// agent is available while connected or heard from within two
-// re-broadcast intervals, and loses it with failed calls in a row;
-// Config.Clock injects the time. Cards leave the index
+// ([Node.Rate]) are kept per rater. Package node/indexfeed keeps the
+// discovery index in step: it replays the store into the index at Start
+// and follows the store's change feed, and it pushes an agent's ranking
+// signals whenever one changes (a call record written, a rating, a call
+// starting or ending, a connection to the agent's peer opening or
+// closing, a greeting or an owner's re-broadcast of its card); a search
+// never reads the store. Availability is observed, never guessed
+// (node/liveness): an agent is available while connected or heard from
+// within two re-broadcast intervals, and loses it with failed calls in a
+// row; Config.Clock injects the time. Cards leave the index
 // through the store's change feed: on revocation, and when the store's
 // sweeper removes a card past its expiry plus the grace period. The node
 // does not call discovery.Discovery.Expire at the card's expiry: a stale card

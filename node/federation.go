@@ -95,7 +95,7 @@ func (f nodeNet) Keep(ctx context.Context, r discovery.Federated) bool {
 }
 
 func (f nodeNet) AwaitIndexed(ctx context.Context, cards ...*adp.Card) {
-	f.n.awaitIndexed(ctx, cards...)
+	f.n.feed.AwaitIndexed(ctx, cards...)
 }
 
 func (f nodeNet) Local(ctx context.Context, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {

@@ -220,7 +220,7 @@ func (n *Node) keep(ctx context.Context, c *adp.Card, from intake.From) bool {
 		n.log.Debug("keep card", "agent", c.ID, "err", err)
 	}
 	if err == nil && from.Owner != "" {
-		n.heard(c.ID) // delivered by its owner: a greeting or a re-broadcast
+		n.feed.Heard(c.ID) // delivered by its owner: a greeting or a re-broadcast
 	}
 	return stored
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/federation"
 	"github.com/adpnode/adpnode/node/httpapi"
+	"github.com/adpnode/adpnode/node/indexfeed"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/invoke"
 	"github.com/adpnode/adpnode/node/liveness"
@@ -45,6 +46,7 @@ import (
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/node/publichttp"
 	"github.com/adpnode/adpnode/node/webreg"
+	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -92,8 +94,9 @@ type Node struct {
 	peering *peering.Peering
 	// sync pulls newer cards from each peer the node connects to.
 	sync *cardsync.Syncer
-	// indexed is signalled each time the index applies a store change.
-	indexed *signal
+	// feed keeps the index in step with the store and the node's
+	// observations (calls, sightings, connections).
+	feed *indexfeed.Feed
 
 	// lifetime of the background loops, cancelled by Close.
 	ctx    context.Context
@@ -105,14 +108,11 @@ type Node struct {
 	greetings event.Subscription
 
 	cardMu sync.Mutex // serialises card updates (sign, write, store, publish)
-	sigMu  sync.Mutex // serialises signal pushes to the index (pushSignals); taken before mu, never inside it
 
 	mu          sync.Mutex
 	card        *adp.Card
 	tools       map[string]bool    // tool methods registered on the server
-	inflight    map[string]int     // outbound calls in flight per agent id
 	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
-	calls       chan callRecord    // outbound calls waiting for statsLoop
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Lazy   // the MCP server at the API's /mcp, built on its first request
 	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
@@ -126,9 +126,6 @@ type Node struct {
 	closeOnce sync.Once
 	closeErr  error
 }
-
-// callQueue bounds the call records waiting to be written.
-const callQueue = 1024
 
 // New builds a node from cfg. The data directory must have been set up by
 // Init. On failure New closes whatever it had started.
@@ -151,20 +148,17 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Node{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		sk:       sk,
-		self:     self,
-		agentID:  adp.AgentID(self),
-		ctx:      ctx,
-		cancel:   cancel,
-		card:     card,
-		tools:    make(map[string]bool),
-		indexed:  newSignal(),
-		inflight: make(map[string]int),
-		greeted:  make(map[peer.ID]uint64),
-		calls:    make(chan callRecord, callQueue),
-		live:     liveness.New(liveness.WithClock(cfg.Clock)),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		sk:      sk,
+		self:    self,
+		agentID: adp.AgentID(self),
+		ctx:     ctx,
+		cancel:  cancel,
+		card:    card,
+		tools:   make(map[string]bool),
+		greeted: make(map[peer.ID]uint64),
+		live:    liveness.New(liveness.WithClock(cfg.Clock)),
 	}
 	n.dirs = directories.New(self, nodeNet{n}, n.log)
 	var closers []func() error
@@ -299,12 +293,18 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.gossip.Close)
 
-	if n.index, err = n.newIndex(); err != nil {
+	// The index's ranking signals are pushed by the feed, never pulled: a
+	// search reads no store, and the index knows the exact contribution
+	// of reputation, availability and rating for every agent without
+	// signals, which bounds their scores for pruning.
+	if n.index, err = discovery.New(discovery.WithLogger(n.log), discovery.WithClock(cfg.Clock),
+		discovery.WithScoring(scoring.WithTags(cfg.Tags), scoring.WithAvailabilityWindow(2*cfg.GossipInterval))); err != nil {
 		return nil, fmt.Errorf("node: discovery index: %w", err)
 	}
+	n.feed = indexfeed.New(indexfeed.Config{Store: n.store, Index: n.index, Live: n.live, Host: n.host,
+		Breakers: n.client, Log: n.log, OnIndexed: n.dirs.Note, OnRemoved: n.dirs.Forget})
 	n.federation = federation.New(nodeNet{n}, n.log)
 	n.registerMethods()
-	n.goLoop(n.statsLoop)
 	return n, nil
 }
 
@@ -356,7 +356,7 @@ func (n *Node) Start(ctx context.Context) error {
 		return fmt.Errorf("node: store own card: %w", err)
 	}
 	n.arrivals.Note(n.agentID, seqOf(card), arrivals.SourceSelf)
-	if err := n.startIndexFeed(ctx); err != nil {
+	if err := n.feed.Start(ctx); err != nil {
 		return fmt.Errorf("node: index feed: %w", err)
 	}
 	// One A2A server for every listener that serves the A2A card (the
@@ -375,11 +375,6 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 	}
 	n.goLoop(func(ctx context.Context) { n.greetLoop(ctx, n.greetings) })
-	conns, err := n.subscribeConnectedness()
-	if err != nil {
-		return fmt.Errorf("node: subscribe to connections: %w", err)
-	}
-	n.goLoop(func(ctx context.Context) { n.livenessLoop(ctx, conns) })
 	n.bootstrap(ctx)
 	if err := n.peering.Start(); err != nil {
 		return fmt.Errorf("node: peering: %w", err)
@@ -469,7 +464,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.sync.Close(), n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.feed.Close(), n.sync.Close(), n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())

@@ -52,7 +52,7 @@ func (n *Node) probe(ctx context.Context, resp *adp.DiscoverResponse) {
 func (n *Node) probeAgent(ctx context.Context, agentID string) *adp.Probe {
 	pr := &adp.Probe{}
 	if c := n.store.Held(agentID); c != nil && c.Constraints != nil && c.Constraints.MaxConcurrentTasks != nil {
-		free := max(*c.Constraints.MaxConcurrentTasks-n.activeCalls(agentID), 0)
+		free := max(*c.Constraints.MaxConcurrentTasks-n.feed.Active(agentID), 0)
 		pr.FreeCapacity = &free
 	}
 	p, err := adp.PeerIDFromAgentID(agentID)
@@ -66,6 +66,6 @@ func (n *Node) probeAgent(ctx context.Context, agentID string) *adp.Probe {
 		return pr
 	}
 	pr.OK, pr.RTTMillis = true, float64(rtt.Microseconds())/1000
-	n.heard(agentID)
+	n.feed.Heard(agentID)
 	return pr
 }
