@@ -12,6 +12,7 @@ import (
 	"github.com/adpnode/adpnode/adp/service"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/limits"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/store"
 )
@@ -26,8 +27,8 @@ func (n *Node) registerMethods() {
 		service.WithCardSink(advertisedCards{n}),
 		service.WithDiscoverer(localDiscoverer{n}),
 		service.WithLogger(n.log),
-		service.WithAdvertiseLimit(n.limits.advertise),
-		service.WithDiscoverLimit(n.limits.discover),
+		service.WithAdvertiseLimit(n.limits.Advertise),
+		service.WithDiscoverLimit(n.limits.Discover),
 	).Register(n.server)
 	n.registerTools(n.Card())
 }
@@ -54,7 +55,7 @@ func (s advertisedCards) AdvertisedCard(ctx context.Context, c *adp.Card, from p
 	case errors.Is(err, store.ErrInvalid) || errors.Is(err, store.ErrTooLarge):
 		return false, aitpInvalid(err)
 	case errors.Is(err, store.ErrFull):
-		return false, aitp.Busy(aitp.CodeBusy, fullRetryAfter, "this node holds as many new agents as it takes (from your network); retry later")
+		return false, aitp.Busy(aitp.CodeBusy, limits.FullRetryAfter, "this node holds as many new agents as it takes (from your network); retry later")
 	}
 	return stored, err
 }

@@ -157,7 +157,7 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 		}
 	}
 	known := isADPMethod(method) || n.invoke.Tool(agentID, method) != nil
-	n.metrics.calls.WithLabelValues(n.metrics.callMethods.label(method, known), status.Label()).Inc()
+	n.metrics.Calls.WithLabelValues(n.metrics.CallMethods.Label(method, known), status.Label()).Inc()
 	n.feed.Called(agentID, err, lat)
 }
 

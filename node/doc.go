@@ -163,6 +163,7 @@
 // documents are fetched only from public addresses unless
 // Config.A2AAllowPrivate, as A2A endpoints are (internal/netguard).
 //
-// Metrics go to a Prometheus registry of the node's own, never a global
-// one, so any number of nodes can share a process.
+// Metrics go to a Prometheus registry of the node's own (package
+// node/metrics), never a global one, so any number of nodes can share a
+// process. The rates peers get are package node/limits.
 package node

@@ -47,7 +47,7 @@ func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope str
 		n.probe(ctx, resp)
 	}
 	if err == nil {
-		n.metrics.observeDiscover(scope, time.Since(start))
+		n.metrics.ObserveDiscover(scope, time.Since(start))
 	}
 	return resp, err
 }

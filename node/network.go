@@ -271,3 +271,7 @@ func (n *Node) refetch(ctx context.Context, id string) error {
 	}
 	return errors.Join(derr, oerr)
 }
+
+// networkOf names the source network of the connection to p for the
+// store's quota per network (limits.NetworkOf).
+func (n *Node) networkOf(p peer.ID) string { return n.limits.NetworkOf(n.host.Network(), p) }

@@ -40,8 +40,10 @@ import (
 	"github.com/adpnode/adpnode/node/indexfeed"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/invoke"
+	"github.com/adpnode/adpnode/node/limits"
 	"github.com/adpnode/adpnode/node/liveness"
 	"github.com/adpnode/adpnode/node/mcpserver"
+	"github.com/adpnode/adpnode/node/metrics"
 	"github.com/adpnode/adpnode/node/netview"
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/node/publichttp"
@@ -59,13 +61,13 @@ import (
 // loops and the API; Close stops everything in order and waits for every
 // goroutine the node started. A Node is safe for concurrent use.
 type Node struct {
-	limits  *limits
+	limits  *limits.Limits
 	cfg     Config
 	log     *slog.Logger
 	sk      crypto.PrivKey
 	self    peer.ID
 	agentID string
-	metrics *metrics
+	metrics *metrics.Metrics
 
 	store  *store.Store
 	intake *intake.Intake // every card from outside enters the store here
@@ -173,9 +175,9 @@ func New(cfg Config) (_ *Node, err error) {
 	if n.did, err = newDIDIdentity(cfg.DIDWbaDomain, sk, n.agentID, cfg.A2AAllowPrivate, n.log); err != nil {
 		return nil, err
 	}
-	n.metrics = newMetrics(func() int { return len(n.Peers()) }, func() int { return n.CardCount() })
+	n.metrics = metrics.New(func() int { return len(n.Peers()) }, func() int { return n.CardCount() }, scopeLocal, scopeNetwork)
 
-	smetrics, err := store.NewPrometheusMetrics(n.metrics.reg)
+	smetrics, err := store.NewPrometheusMetrics(n.metrics.Reg)
 	if err != nil {
 		return nil, fmt.Errorf("node: store metrics: %w", err)
 	}
@@ -209,10 +211,10 @@ func New(cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.limits, err = newLimits(n.metrics.reg, cfg); err != nil {
+	if n.limits, err = limits.New(n.metrics.Reg, cfg.ChargeLoopback, cfg.ConnectionGater); err != nil {
 		return nil, err
 	}
-	if n.host, err = openHost(sk, cfg, n.limits.connect, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
+	if n.host, err = openHost(sk, cfg, n.limits.Connect, []protocol.ID{aitp.ProtocolID}, reach...); err != nil {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
@@ -231,11 +233,11 @@ func New(cfg Config) (_ *Node, err error) {
 	// The server answers to the agent id: a message whose dst is empty or
 	// this id is served (docs/protocol.md §2).
 	if n.server, err = aitp.NewServer(n.host, aitp.WithLocalAddress(n.agentID),
-		aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.reg)); err != nil {
+		aitp.WithServerLogger(n.log), aitp.WithServerRegisterer(n.metrics.Reg)); err != nil {
 		return nil, fmt.Errorf("node: aitp server: %w", err)
 	}
 	closers = append(closers, n.server.Close)
-	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.reg))
+	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.Reg))
 	closers = append(closers, n.client.Close)
 	n.a2a = a2aclient.New(a2aclient.WithPrivateAddresses(n.cfg.A2AAllowPrivate), a2aclient.WithLogger(n.log))
 	if n.webReg, err = n.newWebRegistry(); err != nil {
@@ -264,7 +266,7 @@ func New(cfg Config) (_ *Node, err error) {
 		dht.Logger(n.log),
 		dht.WithChecker(n.intake.Checker()),
 		dht.OnCard(n.onDHTCard),
-		dht.WithPutLimit(n.limits.dhtPut),
+		dht.WithPutLimit(n.limits.DHTPut),
 		dht.Taxonomy(cfg.Tags),
 	); err != nil {
 		return nil, fmt.Errorf("node: dht: %w", err)
@@ -279,7 +281,7 @@ func New(cfg Config) (_ *Node, err error) {
 	closers = append(closers, n.peering.Close)
 
 	if n.gossip, err = gossip.New(n.host, append([]gossip.Option{
-		gossip.WithLimiter(n.limits.gossip),
+		gossip.WithLimiter(n.limits.Gossip),
 		gossip.WithChecker(n.intake.Checker()),
 		gossip.Held(n.intake.Held),
 		gossip.HoldsExactly(n.intake.HoldsExactly),
@@ -287,7 +289,7 @@ func New(cfg Config) (_ *Node, err error) {
 		gossip.OnRefresh(n.onGossipCard), // the same card again: the store renews its freshness
 		gossip.RebroadcastInterval(cfg.GossipInterval),
 		gossip.Logger(n.log),
-		gossip.Registerer(n.metrics.reg),
+		gossip.Registerer(n.metrics.Reg),
 	}, cfg.GossipOptions...)...); err != nil {
 		return nil, fmt.Errorf("node: gossip: %w", err)
 	}
@@ -396,7 +398,7 @@ func (n *Node) serveAPI() error {
 	url := "http://" + ln.Addr().String()
 	mcpSrv := mcpserver.NewLazy(httpapi.NewLocal(n), mcpserver.WithLogger(n.log))
 	srv := httpapi.NewServer(n, httpapi.WithLogger(n.log), httpapi.WithBaseContext(n.ctx),
-		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})),
+		httpapi.WithMetrics(promhttp.HandlerFor(n.metrics.Reg, promhttp.HandlerOpts{})),
 		httpapi.WithMCP(mcpSrv), httpapi.WithDIDDocument(n.DIDDocument()),
 		httpapi.WithA2A(n.a2aSrv.Handler()), httpapi.WithCatalog(n.catalogHandler("")), httpapi.WithWebRegistration(n.webRegHandler()))
 	if err := atomicfile.Write(httpapi.APIFile(n.cfg.DataDir), []byte(url+"\n"), 0o600); err != nil {

@@ -16,7 +16,7 @@ import (
 // node/publichttp) on cfg.PublicHTTP.
 func (n *Node) servePublic() error {
 	opts := []publichttp.Option{publichttp.WithLogger(n.log), publichttp.WithURL(n.cfg.PublicURL),
-		publichttp.WithRegisterer(n.metrics.reg)}
+		publichttp.WithRegisterer(n.metrics.Reg)}
 	switch n.cfg.PublicA2A {
 	case PublicA2AOpen:
 		opts = append(opts, publichttp.WithA2A(n.a2aSrv.Handler()))

@@ -49,7 +49,7 @@ func (n *Node) serveTool(ctx context.Context, w aitp.ResponseWriter, r *aitp.Req
 			}
 		}
 		// r.Method has a handler registered: a closed set.
-		n.metrics.served.WithLabelValues(r.Method, st.Label()).Inc()
+		n.metrics.Served.WithLabelValues(r.Method, st.Label()).Inc()
 	}()
 	onCard := slices.ContainsFunc(n.Card().Tools, func(t adp.Tool) bool { return t.Name == r.Method })
 	switch {
