@@ -57,10 +57,7 @@ func TestGreetsPeerIdentifiedBeforeStart(t *testing.T) {
 		t.Fatalf("Start b: %v", err)
 	}
 	polltest.For(t, 10*time.Second, "b to greet a peer identified before its Start", func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		_, ok := b.greeted[a.self]
-		return ok
+		return b.greeter.Greeted(a.self)
 	})
 	// The greeting is an adp.advertise: a holds b's card.
 	polltest.For(t, 10*time.Second, "a to hold b's card", func() bool {

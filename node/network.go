@@ -13,6 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/peering"
@@ -150,15 +151,7 @@ func (n *Node) newCardSync() (*cardsync.Syncer, error) {
 }
 
 // aitpPeers returns the connected peers that speak AITP.
-func (n *Node) aitpPeers() []peer.ID {
-	var out []peer.ID
-	for _, p := range n.host.Network().Peers() {
-		if protos, err := n.host.Peerstore().SupportsProtocols(p, aitp.ProtocolID); err == nil && len(protos) > 0 {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (n *Node) aitpPeers() []peer.ID { return p2phost.PeersSpeaking(n.host, aitp.ProtocolID) }
 
 // syncFromBootstrap asks the connected bootstrap peers for the cards they
 // hold at once (cardsync's Sync: every card, best first, at most

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -36,6 +35,7 @@ import (
 	"github.com/adpnode/adpnode/node/directories"
 	"github.com/adpnode/adpnode/node/discovery"
 	"github.com/adpnode/adpnode/node/federation"
+	"github.com/adpnode/adpnode/node/greeting"
 	"github.com/adpnode/adpnode/node/httpapi"
 	"github.com/adpnode/adpnode/node/indexfeed"
 	"github.com/adpnode/adpnode/node/intake"
@@ -105,16 +105,15 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// greetings carries peer identifications from New on (see greetLoop);
-	// its Close is idempotent.
-	greetings event.Subscription
+	// greeter sends the own card to each AITP peer once identified; it
+	// listens from New on, so no peer the DHT dials is missed.
+	greeter *greeting.Greeter
 
 	cardMu sync.Mutex // serialises card updates (sign, write, store, publish)
 
 	mu          sync.Mutex
 	card        *adp.Card
-	tools       map[string]bool    // tool methods registered on the server
-	greeted     map[peer.ID]uint64 // peers sent the own card, by card seq
+	tools       map[string]bool // tool methods registered on the server
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Lazy   // the MCP server at the API's /mcp, built on its first request
 	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
@@ -159,7 +158,6 @@ func New(cfg Config) (_ *Node, err error) {
 		cancel:  cancel,
 		card:    card,
 		tools:   make(map[string]bool),
-		greeted: make(map[peer.ID]uint64),
 		live:    liveness.New(liveness.WithClock(cfg.Clock)),
 	}
 	n.dirs = directories.New(self, nodeNet{n}, n.log)
@@ -254,10 +252,12 @@ func New(cfg Config) (_ *Node, err error) {
 
 	// Subscribe to peer identification before the DHT dials its bootstrap
 	// peers, so that the greeting reaches them too.
-	if n.greetings, err = n.subscribeGreetings(); err != nil {
+	if n.greeter, err = greeting.New(greeting.Config{Host: n.host, Protocol: aitp.ProtocolID,
+		Seq: func() uint64 { return seqOf(n.Card()) }, Advertise: n.advertiseTo,
+		Identified: n.sync.Connected, Behind: n.sync.Behind, Log: n.log}); err != nil {
 		return nil, fmt.Errorf("node: subscribe to peer events: %w", err)
 	}
-	closers = append(closers, n.greetings.Close)
+	closers = append(closers, n.greeter.Close)
 
 	if n.dht, err = dht.New(n.host,
 		dht.Mode(cfg.Reach.DHTMode(cfg.Listen)),
@@ -376,7 +376,7 @@ func (n *Node) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	n.goLoop(func(ctx context.Context) { n.greetLoop(ctx, n.greetings) })
+	n.goLoop(n.greeter.Run)
 	n.bootstrap(ctx)
 	if err := n.peering.Start(); err != nil {
 		return fmt.Errorf("node: peering: %w", err)
@@ -466,7 +466,7 @@ func (n *Node) Close() error {
 		}
 		n.cancel()
 		n.wg.Wait()
-		errs = append(errs, n.feed.Close(), n.sync.Close(), n.peering.Close(), n.greetings.Close(), n.gossip.Close(), n.dht.Close())
+		errs = append(errs, n.feed.Close(), n.sync.Close(), n.peering.Close(), n.greeter.Close(), n.gossip.Close(), n.dht.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, n.server.Close())
