@@ -72,7 +72,7 @@ type Node struct {
 	store  *store.Store
 	intake *intake.Intake // every card from outside enters the store here
 	host   host.Host
-	reach  *reachWatch
+	reach  *p2phost.ReachWatch
 	server *aitp.Server
 	client *aitp.Client
 	a2a    *a2aclient.Client // calls agents whose card lists an A2A endpoint
@@ -216,10 +216,10 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	closers = append(closers, n.host.Close)
-	if n.reach, err = newReachWatch(n.host); err != nil {
+	if n.reach, err = p2phost.WatchReachability(n.host); err != nil {
 		return nil, fmt.Errorf("node: subscribe to reachability: %w", err)
 	}
-	closers = append(closers, n.reach.close)
+	closers = append(closers, n.reach.Close)
 
 	if n.agent, err = n.newAgent(); err != nil {
 		return nil, err
@@ -481,7 +481,7 @@ func (n *Node) Close() error {
 		}
 		// The host closes its connections first and is waited for at
 		// most p2phost.CloseWait (see p2phost.Close).
-		errs = append(errs, n.reach.close(), p2phost.Close(n.host), n.store.Close())
+		errs = append(errs, n.reach.Close(), p2phost.Close(n.host), n.store.Close())
 		n.closeErr = errors.Join(errs...)
 	})
 	return n.closeErr

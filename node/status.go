@@ -31,7 +31,7 @@ func (n *Node) Status() Status {
 	for _, a := range n.Addrs() {
 		st.Addrs = append(st.Addrs, a.String())
 	}
-	st.Reachability, st.RelayAddrs = n.reachability()
+	st.Reachability, st.RelayAddrs = reachName(n.reach.Reachability()), p2phost.RelayAddrs(n.host)
 	st.HolePunching = p2phost.HolePunchReady(n.host)
 	return st
 }

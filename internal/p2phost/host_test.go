@@ -230,3 +230,33 @@ func TestClose(t *testing.T) {
 		t.Fatal("a closed host connected again")
 	}
 }
+
+// TestWatchReachability: the watch reports the reachability the host
+// announced (here the forced one), unknown before any; a host without a
+// relay reservation has no relay address.
+func TestWatchReachability(t *testing.T) {
+	forced := newHost(t, p2phost.WithReachability(p2phost.Reachability{Force: network.ReachabilityPrivate, PunchWait: -1}))
+	w, err := p2phost.WatchReachability(forced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 10*time.Second, "the forced reachability", func() bool { return w.Reachability() == network.ReachabilityPrivate })
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	plain := newHost(t)
+	u, err := p2phost.WatchReachability(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	if r := u.Reachability(); r != network.ReachabilityUnknown {
+		t.Fatalf("a host that announced nothing: %v", r)
+	}
+	if a := p2phost.RelayAddrs(plain); a == nil || len(a) != 0 {
+		t.Fatalf("relay addresses %v, want an empty list", a)
+	}
+}
