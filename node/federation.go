@@ -44,7 +44,7 @@ func (n *Node) Discover(ctx context.Context, req *adp.DiscoverRequest, scope str
 		return nil, fmt.Errorf("%w: %q", discovery.ErrBadScope, scope)
 	}
 	if err == nil && req.Probe {
-		n.probe(ctx, resp)
+		n.prober.Probe(ctx, resp)
 	}
 	if err == nil {
 		n.metrics.ObserveDiscover(scope, time.Since(start))

@@ -46,6 +46,7 @@ import (
 	"github.com/adpnode/adpnode/node/metrics"
 	"github.com/adpnode/adpnode/node/netview"
 	"github.com/adpnode/adpnode/node/peering"
+	"github.com/adpnode/adpnode/node/probe"
 	"github.com/adpnode/adpnode/node/publichttp"
 	"github.com/adpnode/adpnode/node/webreg"
 	"github.com/adpnode/adpnode/scoring"
@@ -99,6 +100,8 @@ type Node struct {
 	// feed keeps the index in step with the store and the node's
 	// observations (calls, sightings, connections).
 	feed *indexfeed.Feed
+	// prober pings the top results of a discovery that asks for it.
+	prober *probe.Prober
 
 	// lifetime of the background loops, cancelled by Close.
 	ctx    context.Context
@@ -306,6 +309,7 @@ func New(cfg Config) (_ *Node, err error) {
 	n.feed = indexfeed.New(indexfeed.Config{Store: n.store, Index: n.index, Live: n.live, Host: n.host,
 		Breakers: n.client, Log: n.log, OnIndexed: n.dirs.Note, OnRemoved: n.dirs.Forget})
 	n.federation = federation.New(nodeNet{n}, n.log)
+	n.prober = probe.New(probe.Config{Self: n.agentID, Held: n.store.Held, Active: n.feed.Active, Ping: n.client.Ping, Heard: n.feed.Heard})
 	n.registerMethods()
 	return n, nil
 }
