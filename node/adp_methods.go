@@ -30,7 +30,7 @@ func (n *Node) registerMethods() {
 		service.WithAdvertiseLimit(n.limits.Advertise),
 		service.WithDiscoverLimit(n.limits.Discover),
 	).Register(n.server)
-	n.registerTools(n.Card())
+	n.tools.Register(n.Card())
 }
 
 // advertisedCards stores the cards peers push with adp.advertise.

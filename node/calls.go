@@ -16,6 +16,7 @@ import (
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/invoke"
 	"github.com/adpnode/adpnode/node/nodeapi"
+	"github.com/adpnode/adpnode/node/toolserver"
 	"github.com/adpnode/adpnode/store"
 )
 
@@ -156,7 +157,7 @@ func (n *Node) recordCall(agentID, method string, err error, lat time.Duration) 
 			status = st
 		}
 	}
-	known := isADPMethod(method) || n.invoke.Tool(agentID, method) != nil
+	known := toolserver.IsADPMethod(method) || n.invoke.Tool(agentID, method) != nil
 	n.metrics.Calls.WithLabelValues(n.metrics.CallMethods.Label(method, known), status.Label()).Inc()
 	n.feed.Called(agentID, err, lat)
 }

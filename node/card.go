@@ -107,7 +107,7 @@ func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
 	n.mu.Lock()
 	n.card = c
 	n.mu.Unlock()
-	n.registerTools(c)
+	n.tools.Register(c)
 	n.goLoop(func(ctx context.Context) { n.publish(ctx, c) })
 	return nil
 }

@@ -106,8 +106,8 @@
 //
 // # The agent beside the node
 //
-// Calls from other agents to the tools on the card are served by the
-// built-in demo agent (Config.DemoAgent, package node/demoagent) or by
+// Calls from other agents to the tools on the card (package
+// node/toolserver) are served by the built-in demo agent (Config.DemoAgent, package node/demoagent) or by
 // the agent beside the node: its HTTP server (Config.AgentURL, package
 // node/httpagent: a JSON POST to <url>/<tool>, the HTTP status mapped to
 // an AITP status) or an MCP server (Config.AgentMCPCommand or

@@ -48,6 +48,7 @@ import (
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/node/probe"
 	"github.com/adpnode/adpnode/node/publichttp"
+	"github.com/adpnode/adpnode/node/toolserver"
 	"github.com/adpnode/adpnode/node/webreg"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/store"
@@ -89,6 +90,7 @@ type Node struct {
 	live  *liveness.Tracker // connections, sightings and failed calls per agent
 	did   *didwba.Identity  // the did:wba identity and the domain checks of cards
 	agent toolAgent
+	tools *toolserver.Tools // the card's tools, served to peers and to CallTool
 	// arrivals records the first arrival of each card version (and the
 	// own card's publications); netview answers GET /v1/network.
 	arrivals *arrivals.Log
@@ -116,7 +118,6 @@ type Node struct {
 
 	mu          sync.Mutex
 	card        *adp.Card
-	tools       map[string]bool // tool methods registered on the server
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Lazy   // the MCP server at the API's /mcp, built on its first request
 	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
@@ -160,7 +161,6 @@ func New(cfg Config) (_ *Node, err error) {
 		ctx:     ctx,
 		cancel:  cancel,
 		card:    card,
-		tools:   make(map[string]bool),
 		live:    liveness.New(liveness.WithClock(cfg.Clock)),
 	}
 	n.dirs = directories.New(self, nodeNet{n}, n.log)
@@ -238,6 +238,8 @@ func New(cfg Config) (_ *Node, err error) {
 		return nil, fmt.Errorf("node: aitp server: %w", err)
 	}
 	closers = append(closers, n.server.Close)
+	n.tools = toolserver.New(toolserver.Config{Server: n.server, Card: n.Card, Demo: cfg.DemoAgent,
+		Agent: n.agent, Served: n.metrics.Served, Self: self, Log: n.log})
 	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.Reg))
 	closers = append(closers, n.client.Close)
 	n.a2a = a2aclient.New(a2aclient.WithPrivateAddresses(n.cfg.A2AAllowPrivate), a2aclient.WithLogger(n.log))
