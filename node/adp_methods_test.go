@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -73,4 +74,26 @@ func TestADPMethodsOverAITP(t *testing.T) {
 	}
 	_, err = cl.Call(ctx, a.PeerID(), service.MethodDiscover, []byte(`{"limit":1000}`))
 	remoteErr("discover over the limit", err, aitp.StatusInvalidRequest, "/limit")
+}
+
+// TestDescribeSelf: the own card is described locally, whole or as the
+// requested fields plus id and name, as adp.describe answers a peer.
+func TestDescribeSelf(t *testing.T) {
+	n := startNode(t, testNode{name: "self", skills: []string{"text/summarization"}, noAPI: true})
+	ctx := context.Background()
+	whole, err := n.Describe(ctx, n.AgentID(), nil)
+	if c, derr := adp.DecodeVerified(whole); err != nil || derr != nil || c.ID != n.AgentID() {
+		t.Fatalf("whole card: %v %v", err, derr)
+	}
+	sub, err := n.Describe(ctx, n.AgentID(), []string{"skills", "no_such_field"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(sub, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || string(got["name"]) != `"self"` || string(got["skills"]) != `["text/summarization"]` || string(got["id"]) != `"`+n.AgentID()+`"` {
+		t.Fatalf("fields: %s, want id, name and skills only", sub)
+	}
 }

@@ -69,7 +69,10 @@ func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (j
 		return nil, err
 	}
 	if id == n.agentID {
-		return selectFields(n.Card(), fields)
+		if len(fields) == 0 {
+			return n.Card().Raw(), nil
+		}
+		return service.SelectFields(n.Card().Raw(), fields)
 	}
 	if len(fields) == 0 {
 		c, err := n.fetchFromOwner(ctx, p)
@@ -83,25 +86,6 @@ func (n *Node) Describe(ctx context.Context, agentID string, fields []string) (j
 		return nil, fmt.Errorf("node: describe %s: %w", id, invoke.Unreachable(p, err))
 	}
 	return c.Raw(), nil
-}
-
-// selectFields returns the card, or only the named top-level fields plus id
-// and name.
-func selectFields(c *adp.Card, fields []string) (json.RawMessage, error) {
-	if len(fields) == 0 {
-		return c.Raw(), nil
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(c.Raw(), &all); err != nil {
-		return nil, err
-	}
-	out := map[string]json.RawMessage{"id": all["id"], "name": all["name"]}
-	for _, f := range fields {
-		if v, ok := all[f]; ok {
-			out[f] = v
-		}
-	}
-	return json.Marshal(out)
 }
 
 // InvokeResult is the reply of a tool call.

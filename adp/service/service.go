@@ -218,22 +218,29 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 		_, err := w.Write(raw)
 		return err
 	}
+	b, err := SelectFields(raw, req.Fields)
+	if err != nil {
+		return fmt.Errorf("adp/service: own card: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// SelectFields returns the answer of adp.describe with fields for the
+// card encoded in raw: an object with id, name and those of fields the
+// card has at its top level.
+func SelectFields(raw []byte, fields []string) (json.RawMessage, error) {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &all); err != nil {
-		return fmt.Errorf("adp/service: decode own card: %w", err)
+		return nil, err
 	}
 	out := map[string]json.RawMessage{"id": all["id"], "name": all["name"]}
-	for _, f := range req.Fields {
+	for _, f := range fields {
 		if v, ok := all[f]; ok {
 			out[f] = v
 		}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
+	return json.Marshal(out)
 }
 
 // invalid turns a card or request decoding error into INVALID_REQUEST:
