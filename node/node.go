@@ -242,6 +242,19 @@ func New(cfg Config) (_ *Node, err error) {
 		Agent: n.agent, Served: n.metrics.Served, Self: self, Log: n.log})
 	n.client = aitp.NewClient(n.host, aitp.WithClientLogger(n.log), aitp.WithClientRegisterer(n.metrics.Reg))
 	closers = append(closers, n.client.Close)
+	// The index and its feed exist before anything that hands the node
+	// cards (the gossip topic, the DHT, the card sync): a card can arrive
+	// as soon as a peer connects, and its sighting is pushed to the index.
+	// The index's ranking signals are pushed by the feed, never pulled: a
+	// search reads no store, and the index knows the exact contribution
+	// of reputation, availability and rating for every agent without
+	// signals, which bounds their scores for pruning.
+	if n.index, err = discovery.New(discovery.WithLogger(n.log), discovery.WithClock(cfg.Clock),
+		discovery.WithScoring(scoring.WithTags(cfg.Tags), scoring.WithAvailabilityWindow(2*cfg.GossipInterval))); err != nil {
+		return nil, fmt.Errorf("node: discovery index: %w", err)
+	}
+	n.feed = indexfeed.New(indexfeed.Config{Store: n.store, Index: n.index, Live: n.live, Host: n.host,
+		Breakers: n.client, Log: n.log, OnIndexed: n.dirs.Note, OnRemoved: n.dirs.Forget})
 	n.a2a = a2aclient.New(a2aclient.WithPrivateAddresses(n.cfg.A2AAllowPrivate), a2aclient.WithLogger(n.log))
 	if n.webReg, err = n.newWebRegistry(); err != nil {
 		return nil, err
@@ -300,16 +313,6 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.gossip.Close)
 
-	// The index's ranking signals are pushed by the feed, never pulled: a
-	// search reads no store, and the index knows the exact contribution
-	// of reputation, availability and rating for every agent without
-	// signals, which bounds their scores for pruning.
-	if n.index, err = discovery.New(discovery.WithLogger(n.log), discovery.WithClock(cfg.Clock),
-		discovery.WithScoring(scoring.WithTags(cfg.Tags), scoring.WithAvailabilityWindow(2*cfg.GossipInterval))); err != nil {
-		return nil, fmt.Errorf("node: discovery index: %w", err)
-	}
-	n.feed = indexfeed.New(indexfeed.Config{Store: n.store, Index: n.index, Live: n.live, Host: n.host,
-		Breakers: n.client, Log: n.log, OnIndexed: n.dirs.Note, OnRemoved: n.dirs.Forget})
 	n.federation = federation.New(nodeNet{n}, n.log)
 	n.prober = probe.New(probe.Config{Self: n.agentID, Held: n.store.Held, Active: n.feed.Active, Ping: n.client.Ping, Heard: n.feed.Heard})
 	n.registerMethods()
