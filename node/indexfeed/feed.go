@@ -103,8 +103,9 @@ func New(cfg Config) *Feed {
 // Start subscribes to the store's changes and the host's connection
 // events, replays the held cards into the index, then starts the feed's
 // goroutines. It returns once the replay is done, so the index holds
-// every stored card. ctx bounds the replay only. A second Start is a no
-// op; a Start after Close returns ErrClosed.
+// every stored card. ctx bounds the replay only. A Start after one that
+// succeeded is a no op, after one that failed it tries again; a Start
+// after Close returns ErrClosed.
 func (f *Feed) Start(ctx context.Context) error {
 	f.mu.Lock()
 	switch {
@@ -117,9 +118,15 @@ func (f *Feed) Start(ctx context.Context) error {
 	}
 	f.started = true
 	f.mu.Unlock()
+	failed := func(err error) error {
+		f.mu.Lock()
+		f.started = false // a later Start may try again
+		f.mu.Unlock()
+		return err
+	}
 	conns, err := f.cfg.Host.EventBus().Subscribe(new(event.EvtPeerConnectednessChanged), eventbus.BufSize(connBuffer))
 	if err != nil {
-		return err
+		return failed(err)
 	}
 	changes, unsubscribe := f.cfg.Store.Subscribe(FeedBuffer)
 	err = f.cfg.Store.Cards(ctx, func(r *store.Record) bool {
@@ -128,7 +135,7 @@ func (f *Feed) Start(ctx context.Context) error {
 	})
 	if err != nil {
 		unsubscribe()
-		return errors.Join(err, conns.Close())
+		return failed(errors.Join(err, conns.Close()))
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

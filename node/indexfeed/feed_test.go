@@ -280,3 +280,20 @@ func TestAwaitAndClose(t *testing.T) {
 		t.Fatalf("Start after Close = %v, want ErrClosed", err)
 	}
 }
+
+// A Start whose replay failed (its context ended) leaves the feed
+// unstarted, and the next Start replays.
+func TestStartAgainAfterFailure(t *testing.T) {
+	f := newFixture(t)
+	c := cardtest.Signed(t, f.keys[1], 1, "alpha", "nlp/translation")
+	f.put(t, c)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := f.feed.Start(ctx); err == nil {
+		t.Fatal("Start with an ended context replayed")
+	}
+	f.start(t)
+	if !f.index.Holds(c) {
+		t.Fatal("the second Start did not replay the held card")
+	}
+}
