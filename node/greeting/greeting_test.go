@@ -139,16 +139,21 @@ func TestGreetsOnIdentification(t *testing.T) {
 	}
 }
 
-// Peers identified before Run are greeted when it starts.
+// Peers identified before the Greeter subscribed (so no event of theirs
+// reaches it) are greeted when Run starts.
 func TestGreetsPeersAlreadyIdentified(t *testing.T) {
 	h := peers(t)
 	r := &recorder{}
+	connect(t, h[0], h[1])
+	identified(t, h[0], h[1])
+	polltest.For(t, wait, "the protocol known", func() bool {
+		protos, err := h[0].Peerstore().SupportsProtocols(h[1].ID(), proto)
+		return err == nil && len(protos) > 0
+	})
 	g, err := greeting.New(r.config(h[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	connect(t, h[0], h[1])
-	identified(t, h[0], h[1])
 	run(t, g)
 	polltest.For(t, wait, "the peer greeted", func() bool { a, _ := r.count(h[1].ID()); return a >= 1 })
 }

@@ -100,12 +100,14 @@ func New(cfg Config) *Feed {
 	return &Feed{cfg: cfg, indexed: newSignal(), calls: make(chan call, CallQueue), inflight: make(map[string]int)}
 }
 
-// Start subscribes to the store's changes and the host's connection
-// events, replays the held cards into the index, then starts the feed's
-// goroutines. It returns once the replay is done, so the index holds
-// every stored card. ctx bounds the replay only. A Start after one that
-// succeeded is a no op, after one that failed it tries again; a Start
-// after Close returns ErrClosed.
+// Start subscribes to the store's changes, replays the held cards into
+// the index, subscribes to the host's connection events (after the
+// replay, so that no event waits unread behind it: the event bus blocks
+// its sender on a full subscriber) and starts the feed's goroutines. It
+// returns once the replay is done, so the index holds every stored card.
+// ctx bounds the replay only. A Start while another runs or after one
+// that succeeded is a no op; after one that failed it tries again; after
+// Close it returns ErrClosed. Close waits for a replay in progress.
 func (f *Feed) Start(ctx context.Context) error {
 	f.mu.Lock()
 	switch {
@@ -117,25 +119,28 @@ func (f *Feed) Start(ctx context.Context) error {
 		return nil
 	}
 	f.started = true
+	f.wg.Add(1) // the replay: Close waits for it
 	f.mu.Unlock()
+	defer f.wg.Done()
 	failed := func(err error) error {
 		f.mu.Lock()
 		f.started = false // a later Start may try again
 		f.mu.Unlock()
 		return err
 	}
-	conns, err := f.cfg.Host.EventBus().Subscribe(new(event.EvtPeerConnectednessChanged), eventbus.BufSize(connBuffer))
-	if err != nil {
-		return failed(err)
-	}
 	changes, unsubscribe := f.cfg.Store.Subscribe(FeedBuffer)
-	err = f.cfg.Store.Cards(ctx, func(r *store.Record) bool {
+	err := f.cfg.Store.Cards(ctx, func(r *store.Record) bool {
 		f.index(r)
 		return true
 	})
 	if err != nil {
 		unsubscribe()
-		return failed(errors.Join(err, conns.Close()))
+		return failed(err)
+	}
+	conns, err := f.cfg.Host.EventBus().Subscribe(new(event.EvtPeerConnectednessChanged), eventbus.BufSize(connBuffer))
+	if err != nil {
+		unsubscribe()
+		return failed(err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -163,8 +168,9 @@ func (f *Feed) goRun(fn func()) {
 	}()
 }
 
-// Close stops the feed's goroutines and waits for them; it closes the
-// subscriptions Start made. It is idempotent and returns nil.
+// Close stops the feed's goroutines and waits for them and for a replay
+// in progress; it closes the subscriptions Start made. It is idempotent
+// and returns nil.
 func (f *Feed) Close() error {
 	f.mu.Lock()
 	if f.closed {

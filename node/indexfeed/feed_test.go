@@ -220,7 +220,11 @@ func TestSignals(t *testing.T) {
 	}
 
 	_, before := f.index.last(c.ID)
-	f.feed.Heard(cardtest.Signed(t, cardtest.Key(t, 9), 1, "unknown").ID)
+	unknown := cardtest.Signed(t, cardtest.Key(t, 9), 1, "unknown").ID
+	f.feed.Heard(unknown)
+	if _, n := f.index.last(unknown); n != 0 || !f.live.Get(unknown).LastHeard.IsZero() {
+		t.Fatalf("a sighting of an agent whose card is not held: %d pushes, liveness %+v", n, f.live.Get(unknown))
+	}
 	f.feed.Heard(c.ID)
 	s, after := f.index.last(c.ID)
 	if after != before+1 || s.LastSeen.IsZero() {
@@ -252,14 +256,15 @@ func TestConnections(t *testing.T) {
 	polltest.For(t, wait, "disconnected pushed", func() bool { s, n := f.index.last(c.ID); return n > 1 && !s.Connected })
 }
 
-// AwaitIndexed gives up when its context ends; Close is idempotent and
-// a Start after it is refused.
+// AwaitIndexed gives up when its context ends, well before IndexWait;
+// Close is idempotent and a Start after it is refused.
 func TestAwaitAndClose(t *testing.T) {
 	f := newFixture(t)
 	f.start(t)
 	never := cardtest.Signed(t, cardtest.Key(t, 4), 1, "never")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	start := time.Now()
 	go func() {
 		f.feed.AwaitIndexed(ctx, never)
 		close(done)
@@ -268,7 +273,10 @@ func TestAwaitAndClose(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(wait):
-		t.Fatal("AwaitIndexed did not return when its context ended")
+		t.Fatal("AwaitIndexed did not return")
+	}
+	if took := time.Since(start); took >= indexfeed.IndexWait {
+		t.Fatalf("AwaitIndexed returned after %v, its own bound, not when its context ended", took)
 	}
 	if err := f.feed.Close(); err != nil {
 		t.Fatal(err)
