@@ -444,8 +444,8 @@ func (n *Node) goLoop(f func(ctx context.Context)) {
 }
 
 // Close shuts the node down in order: public HTTP server, HTTP API,
-// background loops, peering, gossip, DHT, invocation layer, the host's
-// connections, the host, store. It waits for every goroutine the node
+// background loops, the index feed, card sync, peering, gossip, DHT,
+// invocation layer, the host's connections, the host, store. It waits for every goroutine the node
 // started, and at most 10 s for the libp2p host's own Close (past that it
 // returns an error; see p2phost.Close). It is idempotent.
 func (n *Node) Close() error {

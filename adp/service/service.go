@@ -220,7 +220,7 @@ func (sv *Service) ServeDescribe(ctx context.Context, w aitp.ResponseWriter, r *
 	}
 	b, err := SelectFields(raw, req.Fields)
 	if err != nil {
-		return fmt.Errorf("adp/service: own card: %w", err)
+		return fmt.Errorf("adp/service: decode own card: %w", err)
 	}
 	_, err = w.Write(b)
 	return err

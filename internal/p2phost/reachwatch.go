@@ -1,6 +1,7 @@
 package p2phost
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p/core/event"
@@ -13,10 +14,11 @@ import (
 // one forced by WithReachability. It is safe for concurrent use; Close
 // waits for its goroutine and is idempotent.
 type ReachWatch struct {
-	cur    atomic.Int32 // a network.Reachability
-	sub    event.Subscription
-	done   chan struct{}
-	closed atomic.Bool
+	cur      atomic.Int32 // a network.Reachability
+	sub      event.Subscription
+	done     chan struct{}
+	once     sync.Once
+	closeErr error
 }
 
 // WatchReachability subscribes to h's reachability changes. Until the
@@ -41,14 +43,14 @@ func (w *ReachWatch) Reachability() network.Reachability {
 	return network.Reachability(w.cur.Load())
 }
 
-// Close ends the subscription and waits for the goroutine.
+// Close ends the subscription and waits for the goroutine; every call,
+// concurrent ones included, returns once it has ended.
 func (w *ReachWatch) Close() error {
-	if w.closed.Swap(true) {
-		return nil
-	}
-	err := w.sub.Close()
-	<-w.done
-	return err
+	w.once.Do(func() {
+		w.closeErr = w.sub.Close()
+		<-w.done
+	})
+	return w.closeErr
 }
 
 // RelayAddrs returns h's circuit relay addresses, each ending in

@@ -94,11 +94,16 @@ func (t *Tools) onCard(tool string) bool {
 
 // ServeAITP answers a tool call from another agent: the demo agent or
 // the agent serves it; a tool with no agent behind it, or one no longer
-// on the card, answers NOT_FOUND.
+// on the card, answers NOT_FOUND. A handler's panic goes on to the caller
+// (the AITP server, or Call, answers it ERROR) and is counted as ERROR.
 func (t *Tools) ServeAITP(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) (err error) {
+	returned := false
 	defer func() {
 		st := aitp.StatusOK
-		if err != nil {
+		switch {
+		case !returned:
+			st = aitp.StatusError // panicking
+		case err != nil:
 			st = aitp.StatusError
 			if s, ok := aitp.StatusOf(err); ok {
 				st = s
@@ -107,6 +112,13 @@ func (t *Tools) ServeAITP(ctx context.Context, w aitp.ResponseWriter, r *aitp.Re
 		// r.Method has a handler registered: a closed set.
 		t.cfg.Served.WithLabelValues(r.Method, st.Label()).Inc()
 	}()
+	err = t.dispatch(ctx, w, r)
+	returned = true
+	return err
+}
+
+// dispatch hands a call to whoever serves its tool.
+func (t *Tools) dispatch(ctx context.Context, w aitp.ResponseWriter, r *aitp.Request) error {
 	switch {
 	case !t.onCard(r.Method):
 		return aitp.Errorf(aitp.StatusNotFound, aitp.CodeNotFound, "", "no tool %q on this agent's card", r.Method)

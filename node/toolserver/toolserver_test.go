@@ -163,8 +163,8 @@ func TestCall(t *testing.T) {
 	if err := f.tools.Call(ctx, "huge", nil, false, collect); statusOf(err) != aitp.StatusError || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("oversized reply: %v", err)
 	}
-	if err := f.tools.Call(ctx, "panics", nil, false, collect); statusOf(err) != aitp.StatusError {
-		t.Fatalf("panicking agent: %v", err)
+	if err := f.tools.Call(ctx, "panics", nil, false, collect); statusOf(err) != aitp.StatusError || f.count("panics", "ERROR") != 1 || f.count("panics", "OK") != 0 {
+		t.Fatalf("panicking agent: %v, counted ERROR %v, OK %v", err, f.count("panics", "ERROR"), f.count("panics", "OK"))
 	}
 	// Demo off: the demo tool's name on the card reaches the agent, which
 	// does not know it.
