@@ -14,7 +14,10 @@
 // TreatAsPublic is a process-wide switch for tests that simulate the
 // Internet with private address ranges. NodeLimits are a node's fixed
 // resource limits; Close closes a host without waiting for ever on
-// go-libp2p's own Close.
+// go-libp2p's own Close. Read off a host: WatchReachability (a ReachWatch
+// following AutoNAT's verdict or the forced one, safe for concurrent
+// use, whose Close waits for its goroutine), RelayAddrs and
+// PeersSpeaking.
 //
 // What differs between a deployed node and a test network is policy, not
 // construction: a node pins scaled limits raised for its invocation
@@ -25,6 +28,6 @@
 //
 // New tears down what it built when it fails. The returned host is owned
 // by the caller, whose Close releases the resource and connection
-// managers with it. The package keeps no state and never imports
-// testing.
+// managers with it. The package keeps no state beyond TreatAsPublic's
+// and never imports testing.
 package p2phost
