@@ -2,7 +2,7 @@ package greeting
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -61,7 +61,7 @@ type Greeter struct {
 // New subscribes to the host's identifications.
 func New(cfg Config) (*Greeter, error) {
 	if cfg.Host == nil || cfg.Protocol == "" || cfg.Seq == nil || cfg.Advertise == nil {
-		return nil, errors.New("greeting: Host, Protocol, Seq and Advertise are required")
+		return nil, fmt.Errorf("%w: Host, Protocol, Seq and Advertise are required", ErrBadConfig)
 	}
 	if cfg.Identified == nil {
 		cfg.Identified = func(peer.ID) {}

@@ -202,7 +202,7 @@ func TestGreetsAgain(t *testing.T) {
 }
 
 func TestNewRequires(t *testing.T) {
-	if _, err := greeting.New(greeting.Config{}); err == nil {
+	if _, err := greeting.New(greeting.Config{}); !errors.Is(err, greeting.ErrBadConfig) {
 		t.Fatal("New with no host and no functions")
 	}
 }

@@ -30,9 +30,6 @@ const (
 	connBuffer = 256
 )
 
-// ErrClosed is returned by Start after Close.
-var ErrClosed = errors.New("indexfeed: closed")
-
 // Index is what the feed writes to: the discovery index
 // (node/discovery.Discovery).
 type Index interface {
