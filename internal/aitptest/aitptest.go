@@ -1,5 +1,6 @@
-// Package aitptest helps the tests of aitp handler bodies (the agents
-// behind a node): Chunks records what a handler writes. Only tests import
+// Package aitptest helps the tests of aitp handlers and callers: Chunks
+// records what a handler writes; Pair is a caller and a callee host, an
+// AITP client on the one and a server on the other. Only tests import
 // it.
 package aitptest
 

@@ -9,7 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/node/probe"
@@ -21,21 +21,8 @@ import (
 // left alone; each candidate gets its result's evidence.
 func TestProbe(t *testing.T) {
 	keys := []crypto.PrivKey{cardtest.Key(t, 1), cardtest.Key(t, 2)}
-	nw, err := p2pnet.New(context.Background(), 2, p2pnet.WithKeys(keys...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Close() })
-	h := nw.Hosts()
-	srv, err := aitp.NewServer(h[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	client := aitp.NewClient(h[0])
-	t.Cleanup(func() { client.Close() })
-
-	self := adp.AgentID(h[0].ID())
+	pair := aitptest.NewPair(t, p2pnet.WithKeys(keys...))
+	self := adp.AgentID(pair.Caller.ID())
 	live := cardtest.Signed(t, keys[1], 1, "live")
 	four := 4
 	live.Constraints = &adp.Constraints{MaxConcurrentTasks: &four}
@@ -53,7 +40,7 @@ func TestProbe(t *testing.T) {
 			return nil
 		},
 		Active: func(id string) int { return 1 },
-		Ping:   client.Ping,
+		Ping:   pair.Client.Ping,
 		Heard:  func(id string) { mu.Lock(); heard = append(heard, id); mu.Unlock() },
 	})
 	ids := []string{self, live.ID, ghost, past}

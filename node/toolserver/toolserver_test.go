@@ -13,7 +13,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
-	"github.com/adpnode/adpnode/internal/p2pnet"
+	"github.com/adpnode/adpnode/internal/aitptest"
 	"github.com/adpnode/adpnode/node/demoagent"
 	"github.com/adpnode/adpnode/node/toolserver"
 )
@@ -49,9 +49,7 @@ func (agent) Call(_ context.Context, w aitp.ResponseWriter, r *aitp.Request, cal
 type fixture struct {
 	tools  *toolserver.Tools
 	served *prometheus.CounterVec
-	client *aitp.Client
-	server *aitp.Server
-	nw     *p2pnet.Network
+	pair   *aitptest.Pair
 
 	mu   sync.Mutex
 	card *adp.Card
@@ -77,21 +75,9 @@ func (f *fixture) current() *adp.Card {
 // calls them.
 func newFixture(t *testing.T, demo bool, a toolserver.Agent) *fixture {
 	t.Helper()
-	nw, err := p2pnet.New(context.Background(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Close() })
-	h := nw.Hosts()
-	srv, err := aitp.NewServer(h[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	f := &fixture{server: srv, nw: nw, client: aitp.NewClient(h[0]),
-		served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "served"}, []string{"method", "status"})}
-	t.Cleanup(func() { f.client.Close() })
-	f.tools = toolserver.New(toolserver.Config{Server: srv, Card: f.current, Demo: demo, Agent: a, Served: f.served, Self: h[1].ID()})
+	p := aitptest.NewPair(t)
+	f := &fixture{pair: p, served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "served"}, []string{"method", "status"})}
+	f.tools = toolserver.New(toolserver.Config{Server: p.Server, Card: f.current, Demo: demo, Agent: a, Served: f.served, Self: p.Callee.ID()})
 	return f
 }
 
@@ -116,22 +102,22 @@ func TestServesPeers(t *testing.T) {
 	f.setCard(demoagent.Echo, "caller", "adp.describe", "bad name")
 	f.tools.Register(f.current())
 	ctx := context.Background()
-	p := f.nw.Hosts()[1].ID()
-	reply, err := f.client.Call(ctx, p, demoagent.Echo, []byte(`{"a":1}`))
+	p := f.pair.Callee.ID()
+	reply, err := f.pair.Client.Call(ctx, p, demoagent.Echo, []byte(`{"a":1}`))
 	if err != nil || string(reply) != `{"a":1}` {
 		t.Fatalf("echo: %q %v", reply, err)
 	}
-	reply, err = f.client.Call(ctx, p, "caller", nil)
-	if want := `"` + adp.AgentID(f.nw.Hosts()[0].ID()) + `"`; err != nil || string(reply) != want {
+	reply, err = f.pair.Client.Call(ctx, p, "caller", nil)
+	if want := `"` + adp.AgentID(f.pair.Caller.ID()) + `"`; err != nil || string(reply) != want {
 		t.Fatalf("the agent was told caller %s (%v), want %s", reply, err, want)
 	}
 	// Unregistered, the method is refused by the server before any
 	// handler, so the tools count nothing.
-	if _, err := f.client.Call(ctx, p, "adp.describe", nil); statusOf(err) != aitp.StatusNotFound || f.count("adp.describe", "NOT_FOUND") != 0 {
+	if _, err := f.pair.Client.Call(ctx, p, "adp.describe", nil); statusOf(err) != aitp.StatusNotFound || f.count("adp.describe", "NOT_FOUND") != 0 {
 		t.Fatalf("adp.describe reached the tools: %v", err)
 	}
 	f.setCard("caller")
-	if _, err := f.client.Call(ctx, p, demoagent.Echo, []byte(`{}`)); statusOf(err) != aitp.StatusNotFound {
+	if _, err := f.pair.Client.Call(ctx, p, demoagent.Echo, []byte(`{}`)); statusOf(err) != aitp.StatusNotFound {
 		t.Fatalf("a tool off the card: %v, want NOT_FOUND", err)
 	}
 	if f.count(demoagent.Echo, "OK") != 1 || f.count(demoagent.Echo, "NOT_FOUND") != 1 || f.count("caller", "OK") != 1 {
