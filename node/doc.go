@@ -23,15 +23,18 @@
 // # Lifecycle
 //
 // [New] validates the [Config], loads the identity and card, opens the
-// store and builds every component, subscribing to peer identification
-// before the DHT dials its bootstrap peers; when it fails it closes what
-// it built.
+// store and builds every component: the discovery index and its feed
+// (package node/indexfeed) before any path that hands the node cards, and
+// the greeting's subscription to peer identification (package
+// node/greeting) before the DHT dials its bootstrap peers; when it fails
+// it closes what it built.
 // [Node.Start] brings the card in line with the configuration (directory
 // skill, demo tools: a signed update), stores it, replays the store into
 // the discovery index and follows its change feed, serves the HTTP API,
 // connects to the bootstrap peers, bootstraps the DHT and announces the
 // card: to every peer identified as speaking AITP (adp.advertise, at
-// once, including the peers identified before Start), on the gossip topic
+// once, including the peers identified before Start: the greeting), on
+// the gossip topic
 // (when it has peers, again about 0.5 s after the first one, then every
 // GossipInterval and whenever a card sync finds a peer without it), in the
 // DHT, and to the directory peers it finds (every minute). About 0.5 and
@@ -46,9 +49,9 @@
 // (DataDir/listen.json) are reused for every listen address with port 0.
 // A call that libp2p's dial backoff refuses, or whose dial fails on every
 // address, looks the peer up in the DHT and is tried again. [Node.Close]
-// shuts down in order — HTTP API, background loops, peering, gossip, DHT,
-// invocation layer, host, store — waits for every goroutine the node
-// started, and is idempotent.
+// shuts down in order — HTTP API, background loops, the index feed, card
+// sync, peering, gossip, DHT, invocation layer, host, store — waits for
+// every goroutine the node started, and is idempotent.
 //
 // Outbound calls ([Node.Invoke], [Node.InvokeStream]) go through package
 // node/invoke: the routes the agent's held card offers (AITP, or A2A over
