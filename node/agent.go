@@ -61,13 +61,13 @@ func (n *Node) startAgent(ctx context.Context) error {
 }
 
 // setAgentTools makes the MCP server's tools the card's tools (the demo
-// tools stay, see shapeCard) and keeps what the bridge could not put on
+// tools stay, see owncard.Shape) and keeps what the bridge could not put on
 // them in extensions["mcp"]; UpdateCard re-signs and re-publishes.
 func (n *Node) setAgentTools(tools []adp.Tool, ext json.RawMessage) {
 	old := n.Card()
 	probe := old.Clone()
 	probe.Tools = tools
-	n.shapeCard(probe)
+	n.own.Shape(probe)
 	if reflect.DeepEqual(probe.Tools, old.Tools) && string(ext) == string(old.Extensions[bridge.NamespaceMCP]) {
 		return
 	}

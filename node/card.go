@@ -77,6 +77,30 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 	return c.ID, nil
 }
 
+// newKeeper builds the keeper of the own card (package node/owncard): each
+// version is written to card.json, stored, noted as published, served
+// (the tools) and published in the background (gossip, DHT).
+func (n *Node) newKeeper(card *adp.Card) (*owncard.Keeper, error) {
+	return owncard.NewKeeper(owncard.Config{
+		Card:  card,
+		Key:   n.sk,
+		Setup: n.setup,
+		Write: func(c *adp.Card) error { return datadir.WriteCard(n.cfg.DataDir, c) },
+		Keep: func(ctx context.Context, c *adp.Card) error {
+			if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
+				return fmt.Errorf("node: store card: %w", err)
+			}
+			n.arrivals.Note(n.agentID, seqOf(c), arrivals.SourceSelf)
+			return nil
+		},
+		Changed: func(c *adp.Card) {
+			n.tools.Register(c)
+			n.goLoop(func(ctx context.Context) { n.publish(ctx, c) })
+		},
+		Log: n.log,
+	})
+}
+
 // UpdateCard applies fn to a copy of the own card, then bumps seq and
 // metadata.updated_at, validates, signs, writes card.json and stores it,
 // and publishes it in the background (gossip, DHT). fn must not change
@@ -84,58 +108,24 @@ func Init(dataDir string, opts InitOptions) (agentID string, err error) {
 // on the card whatever fn does: the directory skill, the demo tools, the
 // listen addresses.
 func (n *Node) UpdateCard(ctx context.Context, fn func(*adp.Card)) error {
-	n.cardMu.Lock()
-	defer n.cardMu.Unlock()
-	old := n.Card()
-	c := old.Clone()
-	fn(c)
-	n.shapeCard(c)
-	c, err := owncard.Next(old, c, n.sk, time.Now())
-	if errors.Is(err, owncard.ErrOtherID) {
-		return nodeapi.Argument(nodeapi.ErrConflict, "/id", "the card's id must be this node's agent id "+n.agentID)
-	}
-	if err != nil {
-		return err
-	}
-	if err := datadir.WriteCard(n.cfg.DataDir, c); err != nil {
-		return err
-	}
-	if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
-		return fmt.Errorf("node: store card: %w", err)
-	}
-	n.arrivals.Note(n.agentID, seqOf(c), arrivals.SourceSelf)
-	n.mu.Lock()
-	n.card = c
-	n.mu.Unlock()
-	n.tools.Register(c)
-	n.goLoop(func(ctx context.Context) { n.publish(ctx, c) })
-	return nil
+	_, err := n.own.Update(ctx, fn)
+	return n.cardErr(err)
 }
 
 // SetCard replaces the own card's content with c (PUT /v1/card): every
 // field comes from c except id, seq, signature and metadata timestamps.
 func (n *Node) SetCard(ctx context.Context, c *adp.Card) (*adp.Card, error) {
-	if c == nil {
-		return nil, errors.New("node: nil card")
-	}
-	err := n.UpdateCard(ctx, func(dst *adp.Card) {
-		created := ""
-		if dst.Metadata != nil {
-			created = dst.Metadata.CreatedAt
-		}
-		*dst = *c.Clone()
-		if dst.Metadata != nil {
-			m := *dst.Metadata
-			if m.CreatedAt == "" {
-				m.CreatedAt = created
-			}
-			dst.Metadata = &m
-		} else if created != "" {
-			dst.Metadata = &adp.Metadata{CreatedAt: created}
-		}
-	})
+	c, err := n.own.Replace(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, n.cardErr(err)
 	}
-	return n.Card(), nil
+	return c, nil
+}
+
+// cardErr names the field of an own-card edit that the keeper refused.
+func (n *Node) cardErr(err error) error {
+	if errors.Is(err, owncard.ErrOtherID) {
+		return nodeapi.Argument(nodeapi.ErrConflict, "/id", "the card's id must be this node's agent id "+n.agentID)
+	}
+	return err
 }

@@ -41,7 +41,11 @@
 // 2 s after its first peer it also pulls the cards its bootstrap peers
 // hold (adp.discover with no criteria, at most 100, each verified). The
 // card carries the node's listen addresses as endpoints of protocol
-// libp2p, so any node holding it can dial the agent. From Start on,
+// libp2p, so any node holding it can dial the agent, and follows them
+// when they change. Every version of the own card (an edit, PUT
+// /v1/card, the MCP server's new tools, new addresses) is made by one
+// keeper (package node/owncard): signed with the next seq, written to
+// card.json, stored, served and published. From Start on,
 // package node/peering keeps the node on the network: bootstrap peers are
 // redialled with backoff for as long as it runs, the peers it met
 // (DataDir/peers.json) while it has few connections, mDNS finds local
@@ -147,7 +151,7 @@
 //
 // GET /v1/arrivals lists the first arrival of each card version the
 // intake stored and of each own card the node published (package
-// node/arrivals, fed by intake.OnStored and UpdateCard); GET /v1/network
+// node/arrivals, fed by intake.OnStored and the own card's keeper); GET /v1/network
 // is package node/netview over the node, which reads the other nodes of a
 // testnet from Config.TestnetPeers.
 //

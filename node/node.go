@@ -45,6 +45,7 @@ import (
 	"github.com/adpnode/adpnode/node/mcpserver"
 	"github.com/adpnode/adpnode/node/metrics"
 	"github.com/adpnode/adpnode/node/netview"
+	"github.com/adpnode/adpnode/node/owncard"
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/node/probe"
 	"github.com/adpnode/adpnode/node/publichttp"
@@ -52,6 +53,8 @@ import (
 	"github.com/adpnode/adpnode/node/webreg"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/store"
+	"github.com/libp2p/go-libp2p/core/event"
+	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
 )
 
 // Node is one adpnode: a libp2p host carrying the agent's signed card,
@@ -114,10 +117,11 @@ type Node struct {
 	// listens from New on, so no peer the DHT dials is missed.
 	greeter *greeting.Greeter
 
-	cardMu sync.Mutex // serialises card updates (sign, write, store, publish)
+	// own holds the own card and makes its versions (package
+	// node/owncard; card.go).
+	own *owncard.Keeper
 
 	mu          sync.Mutex
-	card        *adp.Card
 	httpSrv     *http.Server
 	mcpSrv      *mcpserver.Lazy   // the MCP server at the API's /mcp, built on its first request
 	a2aSrv      *a2aserver.Server // the A2A server, at the API's /a2a (every listener of the A2A card mounts this one)
@@ -160,8 +164,11 @@ func New(cfg Config) (_ *Node, err error) {
 		agentID: adp.AgentID(self),
 		ctx:     ctx,
 		cancel:  cancel,
-		card:    card,
 		live:    liveness.New(liveness.WithClock(cfg.Clock)),
+	}
+	if n.own, err = n.newKeeper(card); err != nil {
+		cancel()
+		return nil, err
 	}
 	n.dirs = directories.New(self, nodeNet{n}, n.log)
 	var closers []func() error
@@ -349,20 +356,18 @@ func (n *Node) Start(ctx context.Context) error {
 	if err := n.startAgent(ctx); err != nil {
 		return fmt.Errorf("node: agent: %w", err)
 	}
-	card := n.Card()
-
-	addrs, err := n.subscribeAddrs()
+	// Subscribed before the card is shaped, so that no change of the
+	// host's addresses falls between.
+	addrs, err := n.host.EventBus().Subscribe(new(event.EvtLocalAddressesUpdated), eventbus.BufSize(16))
 	if err != nil {
 		return fmt.Errorf("node: subscribe to address changes: %w", err)
 	}
-	if n.needsCardUpdate(card) {
-		if err := n.UpdateCard(ctx, func(*adp.Card) {}); err != nil { // UpdateCard shapes it
-			addrs.Close()
-			return fmt.Errorf("node: update own card: %w", err)
-		}
-		card = n.Card()
+	if _, err := n.own.Reshape(ctx); err != nil {
+		addrs.Close()
+		return fmt.Errorf("node: update own card: %w", err)
 	}
-	n.goLoop(func(ctx context.Context) { n.addrLoop(ctx, addrs) })
+	card := n.Card()
+	n.goLoop(func(ctx context.Context) { n.own.FollowAddrs(ctx, addrs) })
 	if _, err := n.store.PutCard(ctx, card, store.SourceSelf, n.agentID); err != nil {
 		return fmt.Errorf("node: store own card: %w", err)
 	}
@@ -530,11 +535,7 @@ func (n *Node) DataDir() string { return n.cfg.DataDir }
 func (n *Node) Directory() bool { return n.cfg.Directory }
 
 // Card returns the node's own signed card (read only).
-func (n *Node) Card() *adp.Card {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.card
-}
+func (n *Node) Card() *adp.Card { return n.own.Card() }
 
 // Peers returns the connected peers.
 func (n *Node) Peers() []peer.ID { return n.host.Network().Peers() }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node/owncard"
 )
 
@@ -32,13 +31,6 @@ const (
 func (n *Node) setup() owncard.Setup {
 	return owncard.Setup{DID: n.DID(), Key: n.sk.GetPublic(), Directory: n.cfg.Directory, Demo: n.cfg.DemoAgent, Addrs: n.Addrs()}
 }
-
-// shapeCard makes c match what the node runs.
-func (n *Node) shapeCard(c *adp.Card) { owncard.Shape(c, n.setup()) }
-
-// needsCardUpdate reports whether the card differs from what the node
-// runs.
-func (n *Node) needsCardUpdate(c *adp.Card) bool { return owncard.NeedsUpdate(c, n.setup()) }
 
 // learnAddrs adds the libp2p addresses on p's held card to the
 // peerstore, whatever it holds for p already (addresses learned from an

@@ -17,8 +17,18 @@
 //     whether a card differs from its shape, so that a node whose
 //     addresses changed signs a new version.
 //
-// The functions read no clock, file or network of their own and the
-// package keeps no state. Shape and Next change the card they are given
-// (First and NeedsUpdate work on copies), so a card must not be shared
-// with another goroutine while they run.
+// These functions read no clock, file or network of their own and keep
+// no state. Shape and Next change the card they are given (First and
+// NeedsUpdate work on copies), so a card must not be shared with another
+// goroutine while they run.
+//
+// A Keeper holds a running node's card and makes its versions one at a
+// time with them: Update (an edit), Replace (a whole new content), Reshape
+// (what the node runs changed) and FollowAddrs (Reshape each time the
+// host's addresses settle). Each version is written (card.json) and kept
+// (the node's store) before Card returns it, then handed to Changed (the
+// node serves its tools and publishes it); a version that fails to be
+// written or kept is dropped and the held card stays. A Keeper has no
+// goroutine of its own: FollowAddrs runs on its caller's until its
+// context ends.
 package owncard

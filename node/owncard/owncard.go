@@ -1,7 +1,6 @@
 package owncard
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,9 +30,6 @@ const (
 	// before or not.
 	EndpointLibp2p = route.ProtocolLibp2p
 )
-
-// ErrOtherID is an edit of the own card that names another agent's id.
-var ErrOtherID = errors.New("owncard: the card's id is not this node's agent id")
 
 // First returns the first card of sk's agent: tmpl (which it does not
 // change) with its id and did set, an AITP endpoint when it has no
