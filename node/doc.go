@@ -32,7 +32,7 @@
 // skill, demo tools: a signed update), stores it, replays the store into
 // the discovery index and follows its change feed, serves the HTTP API,
 // connects to the bootstrap peers, bootstraps the DHT and announces the
-// card: to every peer identified as speaking AITP (adp.advertise, at
+// card (the join schedule, package node/join): to every peer identified as speaking AITP (adp.advertise, at
 // once, including the peers identified before Start: the greeting), on
 // the gossip topic
 // (when it has peers, again about 0.5 s after the first one, then every

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -16,50 +15,28 @@ import (
 	"github.com/adpnode/adpnode/internal/p2phost"
 	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/intake"
+	"github.com/adpnode/adpnode/node/join"
 	"github.com/adpnode/adpnode/node/peering"
 	"github.com/adpnode/adpnode/store"
 )
 
-// Timing of the background work.
-const (
-	bootstrapTimeout = 15 * time.Second
-	announcePoll     = 250 * time.Millisecond // while waiting for the first peers
-	fetchTimeout     = 10 * time.Second
-	startPublish     = 500 * time.Millisecond  // after the first peer: publish, DHT put, sync from bootstrap
-	startResync      = 1500 * time.Millisecond // after that: sync from bootstrap again
-)
+// fetchTimeout bounds a DHT put or get, and a card's fetch from its owner.
+const fetchTimeout = 10 * time.Second
 
-// bootstrap connects to the bootstrap peers in parallel, then bootstraps
-// the DHT in the background (its routing-table refresh takes a while and
-// nothing else waits for it). Failures are logged: the node keeps running
-// and the DHT retries.
-func (n *Node) bootstrap(ctx context.Context) {
-	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
-	if len(infos) == 0 {
-		return
-	}
-	cctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
-	defer cancel()
-	var wg sync.WaitGroup
-	for _, ai := range infos {
-		if ai.ID == n.self {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := n.host.Connect(cctx, ai); err != nil {
-				n.log.Warn("bootstrap peer unreachable", "peer", ai.ID, "err", err)
-			}
-		}()
-	}
-	wg.Wait()
-	n.goLoop(func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
-		defer cancel()
-		if err := n.dht.Bootstrap(ctx); err != nil && ctx.Err() == nil {
-			n.log.Warn("dht bootstrap", "err", err)
-		}
+// newJoiner builds the join schedule (package node/join): the bootstrap
+// peers dialled, the DHT bootstrapped, and after the first peer the
+// directory loop started, the own card announced and the bootstrap peers'
+// cards pulled.
+func (n *Node) newJoiner(boot []peer.AddrInfo) *join.Joiner {
+	return join.New(join.Config{
+		Host:      n.host,
+		Bootstrap: boot,
+		DHT:       n.dht.Bootstrap,
+		Go:        n.goLoop,
+		FirstPeer: n.dirs.Run,
+		Publish:   n.announce,
+		Sync:      n.sync.Sync,
+		Log:       n.log,
 	})
 }
 
@@ -86,52 +63,13 @@ func (n *Node) newPeering(boot []peer.AddrInfo) (*peering.Peering, error) {
 	return p, nil
 }
 
-// announceLoop waits for the first peer, starts the directory loop, then,
-// startPublish later, publishes the own card on the topic, puts it in the
-// DHT and pulls the bootstrap peers' cards, and pulls them once more
-// startResync after that. Peers that connect later get the card by the
-// greeting and pull the network's cards by the sync on connection; a sync
-// that finds a peer without the card has it published again (cardsync's
-// Republish); the gossip package re-broadcasts it on its interval and the
-// DHT package republishes it.
-//
-// There is no burst of publications while the network forms: with the
-// greeting and the syncs it only repeated what they deliver. On a
-// 20-process testnet, 6 alternating pairs of runs against a burst of
-// seven (0.5, 1, 2 ... 32 s): full propagation 2.72 to 3.71 s (median
-// 3.25) against 3.20 to 4.00 s (median 3.66), node CPU until then 6.8 to
-// 9.0 s (median 8.5) against 8.4 to 10.9 s (median 9.3).
-func (n *Node) announceLoop(ctx context.Context) {
-	t := time.NewTimer(announcePoll)
-	defer t.Stop()
-	// after waits d and reports whether ctx is still live.
-	after := func(d time.Duration) bool {
-		t.Reset(d)
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-			return true
-		}
-	}
-	for len(n.Peers()) == 0 {
-		if !after(announcePoll) {
-			return
-		}
-	}
-	n.goLoop(n.dirs.Run)
-	if !after(startPublish) {
-		return
-	}
+// announce publishes the own card on the topic and, in the background,
+// puts it in the DHT.
+func (n *Node) announce(ctx context.Context) {
 	if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
 		n.log.Debug("gossip publish", "err", err)
 	}
 	n.goLoop(func(ctx context.Context) { n.putDHT(ctx, n.Card()) })
-	n.goLoop(n.syncFromBootstrap)
-	if !after(startResync) {
-		return
-	}
-	n.goLoop(n.syncFromBootstrap)
 }
 
 // newCardSync builds the sync on connection (package node/cardsync): each
@@ -152,23 +90,6 @@ func (n *Node) newCardSync() (*cardsync.Syncer, error) {
 
 // aitpPeers returns the connected peers that speak AITP.
 func (n *Node) aitpPeers() []peer.ID { return p2phost.PeersSpeaking(n.host, aitp.ProtocolID) }
-
-// syncFromBootstrap asks the connected bootstrap peers for the cards they
-// hold at once (cardsync's Sync: every card, best first, at most
-// adp.MaxDiscoverLimit) and stores the verified newer ones: a node that
-// joins gets the network's cards from the peer it joined through without
-// waiting for their owners to publish again.
-func (n *Node) syncFromBootstrap(ctx context.Context) {
-	infos, _ := bootstrapInfos(n.cfg.Bootstrap)
-	for _, ai := range infos {
-		if ai.ID == n.self || n.host.Network().Connectedness(ai.ID) != network.Connected {
-			continue
-		}
-		if err := n.sync.Sync(ctx, ai.ID); err != nil {
-			n.log.Debug("sync from bootstrap peer", "peer", ai.ID, "err", err)
-		}
-	}
-}
 
 // publish sends c to the gossip topic and the DHT. Failures are logged: the
 // re-broadcast and republish loops try again.

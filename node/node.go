@@ -40,6 +40,7 @@ import (
 	"github.com/adpnode/adpnode/node/indexfeed"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/invoke"
+	"github.com/adpnode/adpnode/node/join"
 	"github.com/adpnode/adpnode/node/limits"
 	"github.com/adpnode/adpnode/node/liveness"
 	"github.com/adpnode/adpnode/node/mcpserver"
@@ -102,6 +103,9 @@ type Node struct {
 	peering *peering.Peering
 	// sync pulls newer cards from each peer the node connects to.
 	sync *cardsync.Syncer
+	// join dials the bootstrap peers at Start and announces the card once
+	// the node has a peer.
+	join *join.Joiner
 	// feed keeps the index in step with the store and the node's
 	// observations (calls, sightings, connections).
 	feed *indexfeed.Feed
@@ -320,6 +324,7 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.gossip.Close)
 
+	n.join = n.newJoiner(boot)
 	n.federation = federation.New(nodeNet{n}, n.log)
 	n.prober = probe.New(probe.Config{Self: n.agentID, Held: n.store.Held, Active: n.feed.Active, Ping: n.client.Ping, Heard: n.feed.Heard})
 	n.registerMethods()
@@ -391,7 +396,7 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 	}
 	n.goLoop(n.greeter.Run)
-	n.bootstrap(ctx)
+	n.join.Dial(ctx)
 	if err := n.peering.Start(); err != nil {
 		return fmt.Errorf("node: peering: %w", err)
 	}
@@ -399,7 +404,7 @@ func (n *Node) Start(ctx context.Context) error {
 		n.log.Warn("gossip own card", "err", err)
 	}
 	n.log.Info("node started", "agent", n.agentID, "peer", n.self, "directory", n.cfg.Directory, "peers", len(n.Peers()))
-	n.goLoop(n.announceLoop)
+	n.goLoop(n.join.Run)
 	return nil
 }
 
