@@ -95,7 +95,7 @@ func (n *Node) newKeeper(card *adp.Card) (*owncard.Keeper, error) {
 		},
 		Changed: func(c *adp.Card) {
 			n.tools.Register(c)
-			n.goLoop(func(ctx context.Context) { n.publish(ctx, c) })
+			n.goPublish(c)
 		},
 		Log: n.log,
 	})

@@ -34,7 +34,7 @@ func (n *Node) newJoiner(boot []peer.AddrInfo) *join.Joiner {
 		DHT:       n.dht.Bootstrap,
 		Go:        n.goLoop,
 		FirstPeer: n.dirs.Run,
-		Publish:   n.announce,
+		Publish:   func(context.Context) { n.goPublish(n.Card()) },
 		Sync:      n.sync.Sync,
 		Log:       n.log,
 	})
@@ -61,15 +61,6 @@ func (n *Node) newPeering(boot []peer.AddrInfo) (*peering.Peering, error) {
 		return nil, fmt.Errorf("node: peering: %w", err)
 	}
 	return p, nil
-}
-
-// announce publishes the own card on the topic and, in the background,
-// puts it in the DHT.
-func (n *Node) announce(ctx context.Context) {
-	if err := n.gossip.Publish(ctx, n.Card()); err != nil && ctx.Err() == nil {
-		n.log.Debug("gossip publish", "err", err)
-	}
-	n.goLoop(func(ctx context.Context) { n.putDHT(ctx, n.Card()) })
 }
 
 // newCardSync builds the sync on connection (package node/cardsync): each
@@ -102,6 +93,9 @@ func (n *Node) publish(ctx context.Context, c *adp.Card) {
 	}
 	n.putDHT(ctx, c)
 }
+
+// goPublish publishes c in the background (publish).
+func (n *Node) goPublish(c *adp.Card) { n.goLoop(func(ctx context.Context) { n.publish(ctx, c) }) }
 
 // putDHT puts c in the DHT, bounded in time.
 func (n *Node) putDHT(ctx context.Context, c *adp.Card) {
