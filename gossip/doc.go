@@ -63,7 +63,9 @@
 // router again of a peer whose outbound stream it lost and would never
 // open again (a race of go-libp2p-pubsub's when two nodes start together;
 // Stats.Repaired counts them). [Gossip.Publish]
-// publishes a card once, at once. [Gossip.MeshSize] and [Gossip.Peers]
+// publishes a card once, at once; [Gossip.PublishOwn] publishes a new
+// version of the own card at once (when the mesh has a peer) and makes it
+// the one re-broadcast, the interval starting again, in one publication. [Gossip.MeshSize] and [Gossip.Peers]
 // show the node's place in the topic, [Gossip.Stats] the validation
 // counters, and [Gossip.PubSub] lends the router to other topics (a host
 // runs one). [Gossip.Close] stops the rebroadcast loop, cancels the

@@ -42,7 +42,8 @@ type Gossip struct {
 
 	mu         sync.Mutex
 	own        *adp.Card
-	ownChanged chan struct{} // capacity 1: a pending change
+	ownChanged chan struct{} // capacity 1: a pending change, to publish
+	ownSent    chan struct{} // capacity 1: the own card was just published (PublishOwn)
 	closed     bool
 
 	closeOnce sync.Once
@@ -81,6 +82,7 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 		loopCtx:    loopCtx,
 		loopCancel: loopCancel,
 		ownChanged: make(chan struct{}, 1),
+		ownSent:    make(chan struct{}, 1),
 		mesh:       newMeshTracer(),
 		recent:     newRecent(cfg.now),
 		reject:     newRejections(cfg.now),
@@ -201,11 +203,52 @@ func (g *Gossip) SetOwnCard(c *adp.Card) error {
 		return ErrClosed
 	}
 	g.own = c
+	g.signal(g.ownChanged)
+	return nil
+}
+
+// PublishOwn makes c the card this node re-broadcasts and, when the topic
+// mesh has a peer, publishes it at once, the next re-broadcast following
+// RebroadcastInterval plus or minus Jitter later. Without a mesh peer it
+// is SetOwnCard: c is published as soon as the mesh has one. It is the
+// one publication of a new version of the own card, where SetOwnCard and
+// Publish together would make two.
+func (g *Gossip) PublishOwn(ctx context.Context, c *adp.Card) error {
+	if g.isClosed() {
+		return ErrClosed
+	}
+	if err := g.checkOwn(c); err != nil {
+		return err
+	}
+	if g.mesh.size() == 0 {
+		return g.SetOwnCard(c)
+	}
+	err := g.topic.Publish(ctx, c.Raw())
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	g.own = c
+	if err != nil {
+		g.signal(g.ownChanged) // the loop publishes it
+		return fmt.Errorf("gossip: publish: %w", err)
+	}
 	select {
-	case g.ownChanged <- struct{}{}:
+	case <-g.ownChanged: // a change not yet published: c, just published, is the latest
 	default:
 	}
+	g.signal(g.ownSent)
 	return nil
+}
+
+// signal sends on a channel of capacity 1 without waiting: a signal
+// already pending stands for both.
+func (g *Gossip) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
 
 // PubSub returns the GossipSub router, for other topics on the same host:
@@ -259,6 +302,9 @@ func (g *Gossip) rebroadcastLoop() {
 		select {
 		case <-g.loopCtx.Done():
 			return
+		case <-g.ownSent:
+			timer.Reset(g.nextWait()) // published by PublishOwn: the interval starts again
+			continue
 		case <-g.ownChanged:
 		case <-timer.C:
 		}

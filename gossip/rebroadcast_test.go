@@ -152,6 +152,9 @@ func TestPublishChecksOwnership(t *testing.T) {
 	if err := nodes[0].g.SetOwnCard(other); !errors.Is(err, gossip.ErrNotOwner) {
 		t.Fatalf("SetOwnCard(other's card) = %v, want ErrNotOwner", err)
 	}
+	if err := nodes[0].g.PublishOwn(ctx, other); !errors.Is(err, gossip.ErrNotOwner) {
+		t.Fatalf("PublishOwn(other's card) = %v, want ErrNotOwner", err)
+	}
 	if err := nodes[0].g.Publish(ctx, &adp.Card{Name: "unsigned"}); !errors.Is(err, adp.ErrUnsigned) {
 		t.Fatalf("Publish(unsigned) = %v, want ErrUnsigned", err)
 	}
@@ -167,6 +170,44 @@ func TestPublishChecksOwnership(t *testing.T) {
 	}
 	if err := nodes[0].g.SetOwnCard(own); !errors.Is(err, gossip.ErrClosed) {
 		t.Fatalf("SetOwnCard after Close = %v, want ErrClosed", err)
+	}
+	if err := nodes[0].g.PublishOwn(ctx, own); !errors.Is(err, gossip.ErrClosed) {
+		t.Fatalf("PublishOwn after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestPublishOwnOnce: a new version of the own card given to PublishOwn
+// is published once. (SetOwnCard and Publish together published it twice:
+// once at once, once more by the re-broadcast loop.) Before the node has
+// a mesh peer, PublishOwn leaves the card to the loop, which publishes it
+// once the mesh forms.
+func TestPublishOwnOnce(t *testing.T) {
+	nw := newNet(t, 2, p2pnet.Unconnected)
+	nodes := startNodes(t, nw, 0, 2)
+	a, b := nodes[0], nodes[1]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	if err := a.g.PublishOwn(ctx, cardtest.Signed(t, a.sk, 1, "alpha")); err != nil {
+		t.Fatalf("PublishOwn without a peer: %v", err)
+	}
+	if err := nw.Connect(ctx, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 10*time.Second, "first version, published once the mesh formed", func() bool { return b.store.seq(a.agent()) == 1 })
+
+	if err := a.g.PublishOwn(ctx, cardtest.Signed(t, a.sk, 2, "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 10*time.Second, "second version", func() bool { return b.store.seq(a.agent()) == 2 })
+	// A third version, published directly, follows on the same stream
+	// anything the loop would have sent of the second.
+	if err := a.g.Publish(ctx, cardtest.Signed(t, a.sk, 3, "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	polltest.For(t, 10*time.Second, "third version", func() bool { return b.store.seq(a.agent()) == 3 })
+	if s := b.g.Stats(); s.Accepted != 3 || s.Refreshed != 0 || s.Ignored != 0 || s.Rejected != 0 {
+		t.Errorf("neighbour's stats %+v, want 3 accepted and no second copy (refreshed or ignored)", s)
 	}
 }
 
