@@ -86,19 +86,22 @@ func (n *Node) newKeeper(card *adp.Card) (*owncard.Keeper, error) {
 		Key:   n.sk,
 		Setup: n.setup,
 		Write: func(c *adp.Card) error { return datadir.WriteCard(n.cfg.DataDir, c) },
-		Keep: func(ctx context.Context, c *adp.Card) error {
-			if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
-				return fmt.Errorf("node: store card: %w", err)
-			}
-			n.arrivals.Note(n.agentID, seqOf(c), arrivals.SourceSelf)
-			return nil
-		},
+		Keep:  n.keepOwn,
 		Changed: func(c *adp.Card) {
 			n.tools.Register(c)
-			n.goPublish(c)
+			n.goLoop(func(ctx context.Context) { n.publish(ctx, c) })
 		},
 		Log: n.log,
 	})
+}
+
+// keepOwn stores a version of the own card and notes it as published.
+func (n *Node) keepOwn(ctx context.Context, c *adp.Card) error {
+	if _, err := n.store.PutCard(ctx, c, store.SourceSelf, n.agentID); err != nil {
+		return fmt.Errorf("node: store own card: %w", err)
+	}
+	n.arrivals.Note(n.agentID, seqOf(c), arrivals.SourceSelf)
+	return nil
 }
 
 // UpdateCard applies fn to a copy of the own card, then bumps seq and

@@ -32,9 +32,9 @@
 // skill, demo tools: a signed update), stores it, replays the store into
 // the discovery index and follows its change feed, serves the HTTP API,
 // connects to the bootstrap peers, bootstraps the DHT and announces the
-// card (the join schedule, package node/join): to every peer identified as speaking AITP (adp.advertise, at
-// once, including the peers identified before Start: the greeting), on
-// the gossip topic
+// card (the join schedule, package node/join): to every peer identified
+// as speaking AITP (adp.advertise, at once, including the peers
+// identified before Start: the greeting), on the gossip topic
 // (when it has peers, again about 0.5 s after the first one, then every
 // GossipInterval and whenever a card sync finds a peer without it), in the
 // DHT, and to the directory peers it finds (every minute). About 0.5 and
@@ -151,9 +151,9 @@
 //
 // GET /v1/arrivals lists the first arrival of each card version the
 // intake stored and of each own card the node published (package
-// node/arrivals, fed by intake.OnStored and the own card's keeper); GET /v1/network
-// is package node/netview over the node, which reads the other nodes of a
-// testnet from Config.TestnetPeers.
+// node/arrivals, fed by intake.OnStored and the own card's keeper); GET
+// /v1/network is package node/netview over the node, which reads the
+// other nodes of a testnet from Config.TestnetPeers.
 //
 // While the API serves, its base URL is in the data directory's api file
 // (httpapi.APIFile).

@@ -27,14 +27,14 @@ const fetchTimeout = 10 * time.Second
 // peers dialled, the DHT bootstrapped, and after the first peer the
 // directory loop started, the own card announced and the bootstrap peers'
 // cards pulled.
-func (n *Node) newJoiner(boot []peer.AddrInfo) *join.Joiner {
+func (n *Node) newJoiner(boot []peer.AddrInfo) (*join.Joiner, error) {
 	return join.New(join.Config{
 		Host:      n.host,
 		Bootstrap: boot,
 		DHT:       n.dht.Bootstrap,
 		Go:        n.goLoop,
 		FirstPeer: n.dirs.Run,
-		Publish:   func(context.Context) { n.goPublish(n.Card()) },
+		Publish:   func(ctx context.Context) { n.publish(ctx, n.Card()) },
 		Sync:      n.sync.Sync,
 		Log:       n.log,
 	})
@@ -82,20 +82,16 @@ func (n *Node) newCardSync() (*cardsync.Syncer, error) {
 // aitpPeers returns the connected peers that speak AITP.
 func (n *Node) aitpPeers() []peer.ID { return p2phost.PeersSpeaking(n.host, aitp.ProtocolID) }
 
-// publish sends c to the gossip topic and the DHT. Failures are logged: the
-// re-broadcast and republish loops try again.
+// publish publishes c, a new version of the own card or the one held,
+// on the gossip topic (where it becomes the card re-broadcast) and then,
+// in the background, in the DHT. Failures are logged: the re-broadcast
+// and republish loops try again.
 func (n *Node) publish(ctx context.Context, c *adp.Card) {
-	if err := n.gossip.SetOwnCard(c); err != nil {
-		n.log.Debug("gossip own card", "err", err)
-	}
-	if err := n.gossip.Publish(ctx, c); err != nil && ctx.Err() == nil {
+	if err := n.gossip.PublishOwn(ctx, c); err != nil && ctx.Err() == nil {
 		n.log.Debug("gossip publish", "err", err)
 	}
-	n.putDHT(ctx, c)
+	n.goLoop(func(ctx context.Context) { n.putDHT(ctx, c) })
 }
-
-// goPublish publishes c in the background (publish).
-func (n *Node) goPublish(c *adp.Card) { n.goLoop(func(ctx context.Context) { n.publish(ctx, c) }) }
 
 // putDHT puts c in the DHT, bounded in time.
 func (n *Node) putDHT(ctx context.Context, c *adp.Card) {

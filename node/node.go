@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -54,8 +56,6 @@ import (
 	"github.com/adpnode/adpnode/node/webreg"
 	"github.com/adpnode/adpnode/scoring"
 	"github.com/adpnode/adpnode/store"
-	"github.com/libp2p/go-libp2p/core/event"
-	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
 )
 
 // Node is one adpnode: a libp2p host carrying the agent's signed card,
@@ -324,7 +324,9 @@ func New(cfg Config) (_ *Node, err error) {
 	}
 	closers = append(closers, n.gossip.Close)
 
-	n.join = n.newJoiner(boot)
+	if n.join, err = n.newJoiner(boot); err != nil {
+		return nil, err
+	}
 	n.federation = federation.New(nodeNet{n}, n.log)
 	n.prober = probe.New(probe.Config{Self: n.agentID, Held: n.store.Held, Active: n.feed.Active, Ping: n.client.Ping, Heard: n.feed.Heard})
 	n.registerMethods()
@@ -367,16 +369,17 @@ func (n *Node) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("node: subscribe to address changes: %w", err)
 	}
-	if _, err := n.own.Reshape(ctx); err != nil {
+	made, err := n.own.Reshape(ctx)
+	if err != nil {
 		addrs.Close()
 		return fmt.Errorf("node: update own card: %w", err)
 	}
-	card := n.Card()
 	n.goLoop(func(ctx context.Context) { n.own.FollowAddrs(ctx, addrs) })
-	if _, err := n.store.PutCard(ctx, card, store.SourceSelf, n.agentID); err != nil {
-		return fmt.Errorf("node: store own card: %w", err)
+	if !made { // a new version is kept by the keeper; card.json's is kept here
+		if err := n.keepOwn(ctx, n.Card()); err != nil {
+			return err
+		}
 	}
-	n.arrivals.Note(n.agentID, seqOf(card), arrivals.SourceSelf)
 	if err := n.feed.Start(ctx); err != nil {
 		return fmt.Errorf("node: index feed: %w", err)
 	}

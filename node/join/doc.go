@@ -7,9 +7,10 @@
 //     for as long as the node runs, and the DHT retries on its own.
 //   - Run waits for the node's first peer, starts the work that needs one
 //     (Config.FirstPeer: the node's directory loop), then PublishAfter
-//     later publishes the own card (Config.Publish: the gossip topic and
-//     the DHT) and pulls the cards the connected bootstrap peers hold
-//     (Config.Sync), and pulls them once more ResyncAfter after that.
+//     later publishes the own card (Config.Publish: the node's publishes
+//     on the gossip topic, then starts the DHT put) and pulls the cards
+//     the connected bootstrap peers hold (Config.Sync), and pulls them
+//     once more ResyncAfter after that.
 //
 // Nothing else is scheduled: peers that connect later get the card by
 // the greeting (package node/greeting) and give theirs by the sync on

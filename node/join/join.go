@@ -2,7 +2,9 @@ package join
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -56,7 +58,12 @@ type Config struct {
 type Joiner struct{ cfg Config }
 
 // New returns the Joiner of cfg.
-func New(cfg Config) *Joiner {
+func New(cfg Config) (*Joiner, error) {
+	if cfg.Host == nil || cfg.Go == nil {
+		return nil, fmt.Errorf("%w: Host and Go are required", ErrBadConfig)
+	}
+	self := cfg.Host.ID()
+	cfg.Bootstrap = slices.DeleteFunc(slices.Clone(cfg.Bootstrap), func(ai peer.AddrInfo) bool { return ai.ID == self })
 	if cfg.PublishAfter <= 0 {
 		cfg.PublishAfter = PublishAfter
 	}
@@ -66,7 +73,7 @@ func New(cfg Config) *Joiner {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Joiner{cfg: cfg}
+	return &Joiner{cfg: cfg}, nil
 }
 
 // Dial connects to the bootstrap peers in parallel and returns when every
@@ -81,9 +88,6 @@ func (j *Joiner) Dial(ctx context.Context) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, ai := range j.cfg.Bootstrap {
-		if ai.ID == j.cfg.Host.ID() {
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -155,7 +159,7 @@ func (j *Joiner) syncBootstrap(ctx context.Context) {
 		return
 	}
 	for _, ai := range j.cfg.Bootstrap {
-		if ai.ID == j.cfg.Host.ID() || j.cfg.Host.Network().Connectedness(ai.ID) != network.Connected {
+		if j.cfg.Host.Network().Connectedness(ai.ID) != network.Connected {
 			continue
 		}
 		if err := j.cfg.Sync(ctx, ai.ID); err != nil {

@@ -2,6 +2,7 @@ package join_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"sync"
@@ -35,6 +36,8 @@ type rig struct {
 	publishes  int
 	synced     []peer.ID
 	warnings   []string
+	published  time.Time   // when Publish was called
+	syncedAt   []time.Time // when each Sync was
 }
 
 func newRig(t *testing.T) *rig {
@@ -56,7 +59,7 @@ func newRig(t *testing.T) *rig {
 	r.ghost, _ = peer.IDFromPrivateKey(sk)
 	ghost := peer.AddrInfo{ID: r.ghost, Addrs: []ma.Multiaddr{ma.StringCast("/ip4/100.64.0.9/tcp/4001")}}
 	h, _ := nw.Host(0)
-	r.j = join.New(join.Config{
+	r.j, err = join.New(join.Config{
 		Host:      h,
 		Bootstrap: []peer.AddrInfo{r.boot, self, ghost},
 		DHT:       func(context.Context) error { r.count(&r.dht); return nil },
@@ -68,19 +71,34 @@ func newRig(t *testing.T) *rig {
 			}()
 		},
 		FirstPeer: func(context.Context) { r.count(&r.firstPeers) },
-		Publish:   func(context.Context) { r.count(&r.publishes) },
+		Publish: func(context.Context) {
+			r.count(&r.publishes)
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.published = time.Now()
+		},
 		Sync: func(_ context.Context, p peer.ID) error {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.synced = append(r.synced, p)
+			r.syncedAt = append(r.syncedAt, time.Now())
 			return nil
 		},
-		PublishAfter: 5 * time.Millisecond,
-		ResyncAfter:  5 * time.Millisecond,
+		PublishAfter: publishAfter,
+		ResyncAfter:  resyncAfter,
 		Log:          slog.New(&warnings{r: r}),
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
+
+// The schedule of the rig's Joiner: short, and apart from each other.
+const (
+	publishAfter = 30 * time.Millisecond
+	resyncAfter  = 60 * time.Millisecond
+)
 
 func (r *rig) count(n *int) {
 	r.mu.Lock()
@@ -127,8 +145,10 @@ func TestDial(t *testing.T) {
 }
 
 // TestRun: nothing happens before the first peer; after it, the first
-// peer's work starts once, the card is published once and the connected
-// bootstrap peer is synced from twice; the missing one never.
+// peer's work starts once, the card is published once, no sooner than
+// PublishAfter after the connection, and the connected bootstrap peer is
+// synced from twice, the second time no sooner than ResyncAfter after
+// the publication; the missing one never.
 func TestRun(t *testing.T) {
 	r := newRig(t)
 	done := make(chan struct{})
@@ -142,6 +162,7 @@ func TestRun(t *testing.T) {
 	if before != 0 {
 		t.Fatalf("%d calls before the node had a peer", before)
 	}
+	connected := time.Now()
 	if err := r.nw.Connect(context.Background(), 0, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +176,32 @@ func TestRun(t *testing.T) {
 		t.Errorf("first peer's work started %d times, card published %d times; want once each", r.firstPeers, r.publishes)
 	}
 	if !slices.Equal(r.synced, []peer.ID{r.boot.ID, r.boot.ID}) {
-		t.Errorf("synced from %v, want the bootstrap peer twice", r.synced)
+		t.Fatalf("synced from %v, want the bootstrap peer twice", r.synced)
+	}
+	// Timers never fire early, so these lower bounds hold on any machine.
+	if d := r.published.Sub(connected); d < publishAfter {
+		t.Errorf("published %v after the first connection, want at least %v", d, publishAfter)
+	}
+	second := slices.MaxFunc(r.syncedAt, time.Time.Compare)
+	if d := second.Sub(r.published); d < resyncAfter {
+		t.Errorf("second sync %v after the publication, want at least %v", d, resyncAfter)
+	}
+}
+
+func TestNewRequires(t *testing.T) {
+	nw, err := p2pnet.New(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Close()
+	h, _ := nw.Host(0)
+	for name, cfg := range map[string]join.Config{
+		"Host": {Go: func(func(context.Context)) {}},
+		"Go":   {Host: h},
+	} {
+		if _, err := join.New(cfg); !errors.Is(err, join.ErrBadConfig) {
+			t.Errorf("New without %s: %v, want ErrBadConfig", name, err)
+		}
 	}
 }
 

@@ -47,7 +47,8 @@ type Config struct {
 	// held card, before the next update begins: the node serves its
 	// tools and publishes it. It must not call Update.
 	Changed func(*adp.Card)
-	// Now is the clock of updated_at; time.Now when nil.
+	// Now is the clock of updated_at and of AddrMinInterval; time.Now
+	// when nil.
 	Now func() time.Time
 	// AddrSettle and AddrMinInterval time FollowAddrs; the defaults when
 	// zero.
@@ -102,6 +103,11 @@ func (k *Keeper) Shape(c *adp.Card) { Shape(c, k.cfg.Setup()) }
 func (k *Keeper) Update(ctx context.Context, fn func(*adp.Card)) (*adp.Card, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	return k.next(ctx, fn)
+}
+
+// next makes the next version, as Update says; k.mu is held.
+func (k *Keeper) next(ctx context.Context, fn func(*adp.Card)) (*adp.Card, error) {
 	old := k.Card()
 	c := old.Clone()
 	fn(c)
@@ -153,10 +159,12 @@ func (k *Keeper) Replace(ctx context.Context, c *adp.Card) (*adp.Card, error) {
 // Reshape makes a new version when the held card differs from what the
 // node runs (NeedsUpdate), and reports whether it did.
 func (k *Keeper) Reshape(ctx context.Context) (bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if !NeedsUpdate(k.Card(), k.cfg.Setup()) {
 		return false, nil
 	}
-	if _, err := k.Update(ctx, func(*adp.Card) {}); err != nil {
+	if _, err := k.next(ctx, func(*adp.Card) {}); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -182,25 +190,17 @@ func (k *Keeper) FollowAddrs(ctx context.Context, sub event.Subscription) {
 			if !ok {
 				return
 			}
-			settle.Reset(max(k.cfg.AddrSettle, time.Until(last.Add(k.cfg.AddrMinInterval))))
+			settle.Reset(max(k.cfg.AddrSettle, last.Add(k.cfg.AddrMinInterval).Sub(k.cfg.Now())))
 		case <-settle.C:
 			made, err := k.Reshape(ctx)
 			switch {
 			case err != nil:
-				last = time.Now()
+				last = k.cfg.Now()
 				k.cfg.Log.Warn("update own card to the node's addresses", "err", err)
 			case made:
-				last = time.Now()
-				k.cfg.Log.Info("own card updated to the node's addresses", "seq", seqOf(k.Card()))
+				last = k.cfg.Now()
+				k.cfg.Log.Info("own card updated to the node's addresses", "seq", *k.Card().Seq) // Next sets it
 			}
 		}
 	}
-}
-
-// seqOf is c's seq, 0 when unset.
-func seqOf(c *adp.Card) uint64 {
-	if c.Seq == nil {
-		return 0
-	}
-	return *c.Seq
 }

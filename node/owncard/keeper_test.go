@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -293,8 +294,97 @@ func TestFollowAddrs(t *testing.T) {
 	}
 }
 
+// TestFollowAddrsTiming runs FollowAddrs on a fake clock (testing/synctest):
+// a change of addresses makes a version once they have been still for
+// AddrSettle, and a change within AddrMinInterval of that version waits
+// for the interval to end, however many changes come meanwhile.
+func TestFollowAddrsTiming(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const settle, least = 2 * time.Second, time.Minute
+		r := newKeeperRig(t, func(c *owncard.Config) {
+			c.AddrSettle, c.AddrMinInterval, c.Now = settle, least, time.Now
+		})
+		bus := eventbus.NewBus()
+		em, err := bus.Emitter(new(event.EvtLocalAddressesUpdated))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer em.Close()
+		sub, err := bus.Subscribe(new(event.EvtLocalAddressesUpdated))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.k.FollowAddrs(ctx, sub)
+		}()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		change := func(addr string) {
+			t.Helper()
+			r.setAddrs(addr)
+			if err := em.Emit(event.EvtLocalAddressesUpdated{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// after lets d pass on the fake clock and returns the held seq.
+		after := func(d time.Duration) uint64 {
+			time.Sleep(d)
+			synctest.Wait()
+			return *r.k.Card().Seq
+		}
+
+		change("/ip4/10.0.0.3/tcp/4001")
+		if seq := after(settle - time.Millisecond); seq != 1 {
+			t.Fatalf("a version (seq %d) before the addresses settled", seq)
+		}
+		if seq := after(time.Millisecond); seq != 2 {
+			t.Fatalf("seq %d once the addresses settled, want 2", seq)
+		}
+		changed := time.Now()
+
+		change("/ip4/10.0.0.4/tcp/4001")
+		if seq := after(settle); seq != 2 {
+			t.Fatalf("a version (seq %d) %v after the last one, within AddrMinInterval", seq, time.Since(changed))
+		}
+		change("/ip4/10.0.0.5/tcp/4001")
+		if seq := after(least - time.Since(changed) - time.Millisecond); seq != 2 {
+			t.Fatalf("a version (seq %d) %v after the last one, within AddrMinInterval", seq, time.Since(changed))
+		}
+		if seq := after(time.Millisecond); seq != 3 {
+			t.Fatalf("seq %d once AddrMinInterval passed, want 3", seq)
+		}
+		if got := owncard.Addrs(r.k.Card(), r.self); len(got) != 1 || got[0].String() != "/ip4/10.0.0.5/tcp/4001" {
+			t.Errorf("card's addresses %v, want the last change's", got)
+		}
+	})
+}
+
 func TestNewKeeperRequires(t *testing.T) {
-	if _, err := owncard.NewKeeper(owncard.Config{Card: &adp.Card{}}); !errors.Is(err, owncard.ErrBadConfig) {
-		t.Errorf("NewKeeper without a key: %v, want ErrBadConfig", err)
+	sk := cardtest.Key(t, 1)
+	full := owncard.Config{
+		Card:  cardtest.Signed(t, sk, 1, "kept"),
+		Key:   sk,
+		Setup: func() owncard.Setup { return owncard.Setup{} },
+		Write: func(*adp.Card) error { return nil },
+	}
+	if _, err := owncard.NewKeeper(full); err != nil {
+		t.Fatalf("NewKeeper with what it requires: %v", err)
+	}
+	for name, drop := range map[string]func(*owncard.Config){
+		"Card":  func(c *owncard.Config) { c.Card = nil },
+		"Key":   func(c *owncard.Config) { c.Key = nil },
+		"Setup": func(c *owncard.Config) { c.Setup = nil },
+		"Write": func(c *owncard.Config) { c.Write = nil },
+	} {
+		cfg := full
+		drop(&cfg)
+		if _, err := owncard.NewKeeper(cfg); !errors.Is(err, owncard.ErrBadConfig) {
+			t.Errorf("NewKeeper without %s: %v, want ErrBadConfig", name, err)
+		}
 	}
 }
