@@ -42,6 +42,7 @@ type Gossip struct {
 
 	mu         sync.Mutex
 	own        *adp.Card
+	ownVer     uint64        // how many times own was set: PublishOwn's check for a newer card
 	ownChanged chan struct{} // capacity 1: a pending change, to publish
 	ownSent    chan struct{} // capacity 1: the own card was just published (PublishOwn)
 	closed     bool
@@ -203,6 +204,7 @@ func (g *Gossip) SetOwnCard(c *adp.Card) error {
 		return ErrClosed
 	}
 	g.own = c
+	g.ownVer++
 	g.signal(g.ownChanged)
 	return nil
 }
@@ -223,23 +225,39 @@ func (g *Gossip) PublishOwn(ctx context.Context, c *adp.Card) error {
 	if g.mesh.size() == 0 {
 		return g.SetOwnCard(c)
 	}
-	err := g.topic.Publish(ctx, c.Raw())
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.closed {
+		g.mu.Unlock()
 		return ErrClosed
 	}
 	g.own = c
+	g.ownVer++
+	ver := g.ownVer
+	g.mu.Unlock()
+	err := g.topic.Publish(ctx, c.Raw())
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if err != nil {
-		g.signal(g.ownChanged) // the loop publishes it
-		return fmt.Errorf("gossip: publish: %w", err)
+		err = fmt.Errorf("gossip: publish: %w", err)
 	}
-	select {
-	case <-g.ownChanged: // a change not yet published: c, just published, is the latest
-	default:
+	if g.ownVer != ver {
+		return err // another card was set meanwhile; its own signal publishes it
 	}
+	if err != nil {
+		g.signal(g.ownChanged) // the loop publishes c
+		return err
+	}
+	drain(g.ownChanged) // a change not yet published: c, just published, is the latest
 	g.signal(g.ownSent)
 	return nil
+}
+
+// drain takes a pending signal off ch, if there is one.
+func drain(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+	}
 }
 
 // signal sends on a channel of capacity 1 without waiting: a signal
@@ -323,6 +341,7 @@ func (g *Gossip) publishOwn() bool {
 	}
 	g.mu.Lock()
 	c := g.own
+	drain(g.ownChanged) // set before this read: c is it, or newer
 	g.mu.Unlock()
 	if c == nil {
 		return true

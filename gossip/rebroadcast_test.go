@@ -180,7 +180,8 @@ func TestPublishChecksOwnership(t *testing.T) {
 // is published once. (SetOwnCard and Publish together published it twice:
 // once at once, once more by the re-broadcast loop.) Before the node has
 // a mesh peer, PublishOwn leaves the card to the loop, which publishes it
-// once the mesh forms.
+// once the mesh forms, once however many times it was set meanwhile (as
+// a node does at start: SetOwnCard, then the join's PublishOwn).
 func TestPublishOwnOnce(t *testing.T) {
 	nw := newNet(t, 2, p2pnet.Unconnected)
 	nodes := startNodes(t, nw, 0, 2)
@@ -188,7 +189,11 @@ func TestPublishOwnOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	if err := a.g.PublishOwn(ctx, cardtest.Signed(t, a.sk, 1, "alpha")); err != nil {
+	first := cardtest.Signed(t, a.sk, 1, "alpha")
+	if err := a.g.SetOwnCard(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.g.PublishOwn(ctx, first); err != nil {
 		t.Fatalf("PublishOwn without a peer: %v", err)
 	}
 	if err := nw.Connect(ctx, 0, 1); err != nil {

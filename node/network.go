@@ -71,7 +71,7 @@ func (n *Node) newCardSync() (*cardsync.Syncer, error) {
 	s, err := cardsync.New(cardsync.Discover(n.client), n.intake,
 		cardsync.IsConnected(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected }),
 		cardsync.Rounds(0, n.aitpPeers),
-		cardsync.Republish(n.Card, func(ctx context.Context, c *adp.Card) error { return n.gossip.Publish(ctx, c) }),
+		cardsync.Republish(n.Card, func(ctx context.Context, c *adp.Card) error { return n.gossip.PublishOwn(ctx, c) }),
 		cardsync.Logger(n.log))
 	if err != nil {
 		return nil, fmt.Errorf("node: card sync: %w", err)
