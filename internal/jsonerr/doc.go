@@ -3,5 +3,7 @@
 // at fault and what was expected there ("want a string, got a number"),
 // never a Go type or struct field name.
 //
-// Describe is pure and safe for concurrent use.
+// AtEnd tells whether a body ends after its JSON value, which
+// json.Decoder.More does not. Describe is pure and safe for concurrent
+// use.
 package jsonerr

@@ -89,3 +89,11 @@ func article(v string) string {
 	}
 	return "a " + v
 }
+
+// AtEnd reports whether nothing but white space follows the value dec
+// decoded last. Decoder.More is not that test: it reports false before
+// a stray ']' or '}' as well, so a body such as `{"a":1} ]` would pass.
+func AtEnd(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return err == io.EOF
+}

@@ -50,3 +50,24 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+func TestAtEnd(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"a":1}`:        true,
+		"{\"a\":1} \n\t": true,
+		`{"a":1} ]`:      false,
+		`{"a":1}}`:       false,
+		`{"a":1} {}`:     false,
+		`{"a":1} 2`:      false,
+		`{"a":1} x`:      false,
+	} {
+		dec := json.NewDecoder(strings.NewReader(body))
+		var v map[string]int
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		if got := jsonerr.AtEnd(dec); got != want {
+			t.Errorf("AtEnd after %q = %v, want %v", body, got, want)
+		}
+	}
+}

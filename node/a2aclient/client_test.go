@@ -141,6 +141,7 @@ func TestSendHostile(t *testing.T) {
 		{name: "not JSON", handler: reply(`<html>hello</html>`), is: a2aclient.ErrBadReply},
 		{name: "JSON array", handler: reply(`[1,2]`), is: a2aclient.ErrBadReply},
 		{name: "trailing data", handler: reply(completedTask + `{}`), is: a2aclient.ErrBadReply, text: "after"},
+		{name: "stray brace after the reply", handler: reply(completedTask + ` }`), is: a2aclient.ErrBadReply, text: "after"},
 		{name: "wrong jsonrpc", handler: reply(`{"jsonrpc":"1.0","id":"ID","result":{}}`), is: a2aclient.ErrBadReply},
 		{name: "wrong id", handler: reply(`{"jsonrpc":"2.0","id":"other","result":{"message":{"parts":[]}}}`), is: a2aclient.ErrBadReply, text: "another request id"},
 		{name: "numeric id", handler: reply(`{"jsonrpc":"2.0","id":1,"result":{"message":{"parts":[]}}}`), is: a2aclient.ErrBadReply},

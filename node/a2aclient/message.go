@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/adpnode/adpnode/internal/jsonerr"
 	"github.com/adpnode/adpnode/node/a2awire"
 )
 
@@ -52,7 +53,7 @@ func decodeResponse(raw []byte, id string) (json.RawMessage, error) {
 	if err := dec.Decode(&env); err != nil {
 		return nil, badReply("not a JSON-RPC response object")
 	}
-	if dec.More() {
+	if !jsonerr.AtEnd(dec) {
 		return nil, badReply("data after the JSON-RPC response")
 	}
 	if env.JSONRPC != "2.0" {

@@ -26,6 +26,7 @@ func TestBadInput(t *testing.T) {
 		{"not JSON", "1.0", `{"jsonrpc":`, 200, a2awire.CodeParseError, ""},
 		{"not UTF-8", "1.0", "{\"jsonrpc\":\"2.0\xff\"}", 200, a2awire.CodeParseError, ""},
 		{"trailing data", "1.0", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}} {}`, 200, a2awire.CodeParseError, ""},
+		{"stray brace after the request", "1.0", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}} }`, 200, a2awire.CodeParseError, ""},
 		{"batch", "1.0", `[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]`, 200, a2awire.CodeInvalidRequest, ""},
 		{"not an object", "1.0", `42`, 200, a2awire.CodeInvalidRequest, ""},
 		{"jsonrpc 1.0", "1.0", `{"jsonrpc":"1.0","id":1,"method":"GetTask"}`, 200, a2awire.CodeInvalidRequest, "/jsonrpc"},

@@ -48,7 +48,7 @@ func decodeRequest(body []byte) (*request, json.RawMessage, *Error) {
 		}
 		return nil, nil, rpcErr(code, path, "%s", msg)
 	}
-	if dec.More() {
+	if !jsonerr.AtEnd(dec) {
 		return nil, nil, rpcErr(a2awire.CodeParseError, "", "trailing data after the request")
 	}
 	id, err := checkID(env.ID)

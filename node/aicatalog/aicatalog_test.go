@@ -220,6 +220,7 @@ func TestBadSearchRequests(t *testing.T) {
 		{"not JSON", `{`, 400, ""},
 		{"array", `[]`, 400, ""},
 		{"trailing data", `{"query":{"text":"a"}} {}`, 400, ""},
+		{"stray bracket after the body", `{"query":{"text":"a"}} ]]`, 400, ""},
 		{"no query", `{}`, 400, "/query"},
 		{"no text", `{"query":{}}`, 400, "/query/text"},
 		{"blank text", `{"query":{"text":"  "}}`, 400, "/query/text"},

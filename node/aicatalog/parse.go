@@ -99,7 +99,7 @@ func decodeStrict(b []byte, v any, at string) error {
 		}
 		return invalid(at+path, "%s", msg)
 	}
-	if dec.More() {
+	if !jsonerr.AtEnd(dec) {
 		return invalid(at, "trailing data after the JSON value")
 	}
 	return nil

@@ -263,7 +263,7 @@ func decodeJSONBytes(raw []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return badRequest(jsonerr.Describe(err))
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if !jsonerr.AtEnd(dec) {
 		return badRequest("", "trailing data after the JSON object")
 	}
 	return nil

@@ -49,6 +49,7 @@ func TestHandlerRequestErrors(t *testing.T) {
 		{"POST", "/v1/invoke", `{"agent":"x"}`, 400, "/method"},
 		{"POST", "/v1/invoke", `{"agent":"x","method":"two words"}`, 400, "/method"},
 		{"POST", "/v1/invoke", `{"agent":"x","method":"m"} trailing`, 400, ""},
+		{"POST", "/v1/invoke", `{"agent":"x","method":"m"} ]`, 400, ""},
 		{"POST", "/v1/describe", `[1,2]`, 400, ""},
 		{"POST", "/v1/discover", `{"limit":1000}`, 400, "/limit"},
 		{"POST", "/v1/discover", `{"querry":"ocr"}`, 400, "/querry"},

@@ -95,7 +95,7 @@ func decodeRequest(body []byte) (*Request, *apiError) {
 		path, msg := jsonerr.Describe(err)
 		return nil, newError(http.StatusBadRequest, path, msg)
 	}
-	if dec.More() {
+	if !jsonerr.AtEnd(dec) {
 		return nil, newError(http.StatusBadRequest, "", "trailing data after the JSON object")
 	}
 	if in.URL == "" {

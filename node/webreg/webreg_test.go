@@ -237,6 +237,7 @@ func TestHandlerBadInput(t *testing.T) {
 		{"url a number", `{"url": 5}`, 400, "/url"},
 		{"unknown member", `{"url": "x", "uri": "y"}`, 400, "/uri"},
 		{"trailing", `{"url": "x"} {}`, 400, ""},
+		{"stray bracket", `{"url": "x"} ]`, 400, ""},
 		{"metadata address", `{"url": "http://169.254.169.254/"}`, 400, "/url"},
 		{"too large", `{"url": "` + strings.Repeat("a", webreg.MaxRequestBytes) + `"}`, 413, ""},
 		{"unreachable", `{"url": "` + srv.URL + `/missing.json"}`, 502, ""},
