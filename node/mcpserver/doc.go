@@ -13,8 +13,9 @@
 // package never imports package node.
 //
 // Every failure of a tool (a bad argument, an unknown agent, the remote
-// status of a call) is a tool error (isError, with a text a host can
-// show), never a protocol error.
+// status of a call, a streamed reply past DefaultMaxStreamedReply) is a
+// tool error (isError, with a text a host can show), never a protocol
+// error.
 //
 // Lifecycle: [New] starts one goroutine that polls the node's card list
 // every poll interval and adds or removes resources, which makes the SDK

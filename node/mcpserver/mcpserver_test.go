@@ -532,3 +532,37 @@ func TestLazyBuildsOnFirstRequest(t *testing.T) {
 		t.Fatalf("after Close: status %d, want 503", resp.StatusCode)
 	}
 }
+
+// TestStreamedReplyBound: invoke_agent keeps a streamed reply's chunks up
+// to its bound and ends the call with a tool error past it. The reverse
+// tool streams one chunk a word; the bound holds two.
+func TestStreamedReplyBound(t *testing.T) {
+	a := startNode(t, "caller", nil, nil)
+	b := startNode(t, "reverser", nil, addrsOf(a))
+	holds(t, a, b.AgentID())
+	one := len(`{"text":"cba"}`)
+	l := mcpserver.NewLazy(httpapi.NewLocal(a), mcpserver.WithPollInterval(time.Hour), mcpserver.WithMaxStreamedReply(2*one))
+	srv := httptest.NewServer(l)
+	defer srv.Close()
+	defer l.Close() // first: it ends the sessions' open streams, which srv.Close waits for
+	c := connect(t, &mcp.StreamableClientTransport{Endpoint: srv.URL})
+
+	stream := func(text string) (*mcp.CallToolResult, error) {
+		params := &mcp.CallToolParams{Name: mcpserver.ToolInvoke, Arguments: map[string]any{"agent": b.AgentID(), "tool": demoagent.Reverse, "arguments": map[string]any{"text": text}}}
+		params.SetProgressToken("bound-" + text)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return c.cs.CallTool(ctx, params)
+	}
+	res, err := stream("abc def")
+	if err != nil || res.IsError {
+		t.Fatalf("two chunks, within the bound: %v, %+v", err, res)
+	}
+	res, err = stream("abc def ghi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "too large") {
+		t.Fatalf("three chunks, past the bound: %+v, want a tool error saying the reply is too large", res)
+	}
+}

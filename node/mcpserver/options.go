@@ -14,19 +14,24 @@ const (
 	// MaxListedCards bounds the held cards listed as resources; any held
 	// card can still be read through the adp://agents/{id} template.
 	MaxListedCards = 1000
+	// DefaultMaxStreamedReply bounds the sum of the chunks of a streamed
+	// reply that invoke_agent keeps for its result, in bytes: the bound
+	// of a reply that is not streamed (aitp's DefaultMaxResponseBody).
+	DefaultMaxStreamedReply = 16 << 20
 )
 
 // Option configures a Server.
 type Option func(*config)
 
 type config struct {
-	log     *slog.Logger
-	poll    time.Duration
-	version string
+	log       *slog.Logger
+	poll      time.Duration
+	version   string
+	maxStream int
 }
 
 func newConfig(opts []Option) config {
-	c := config{log: slog.New(slog.DiscardHandler), poll: DefaultPollInterval, version: buildVersion()}
+	c := config{log: slog.New(slog.DiscardHandler), poll: DefaultPollInterval, version: buildVersion(), maxStream: DefaultMaxStreamedReply}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -53,3 +58,8 @@ func buildVersion() string {
 // WithVersion sets the server version reported at initialization
 // (default: the main module's version from the build information).
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
+
+// WithMaxStreamedReply sets the bound of a streamed reply's chunks, in
+// bytes (default DefaultMaxStreamedReply; values below 1 are raised to
+// it).
+func WithMaxStreamedReply(n int) Option { return func(c *config) { c.maxStream = max(n, 1) } }

@@ -237,7 +237,11 @@ func (s *Server) invoke(ctx context.Context, req *mcp.CallToolRequest, in Invoke
 		return nil, out, nil
 	}
 	call.Stream = true
+	kept := 0 // bytes of the chunks in out.Chunks
 	_, err := s.node.Invoke(ctx, call, func(chunk json.RawMessage) error {
+		if kept += len(chunk); kept > s.cfg.maxStream {
+			return fmt.Errorf("%w: more than %d bytes", ErrReplyTooLarge, s.cfg.maxStream)
+		}
 		out.Chunks = append(out.Chunks, json.RawMessage(append([]byte(nil), chunk...)))
 		msg := string(chunk)
 		if len(msg) > maxProgressMessage {
