@@ -190,8 +190,8 @@ func (in *Intake) Keep(ctx context.Context, c *adp.Card, from From) (bool, error
 			in.fresh(c, from)
 		}
 	}
-	if in.kept != nil {
-		in.kept(c)
+	if in.kept != nil && (stored || in.store.HoldsExactly(c.ID, c.Raw())) {
+		in.kept(c) // not an older card refused: a replay must not undo what a newer one told
 	}
 	return stored, nil
 }

@@ -154,3 +154,25 @@ func TestOnStored(t *testing.T) {
 		t.Fatalf("OnStored saw %q, want \"1/gossip 2/dht\"", got)
 	}
 }
+
+// TestOnKept: OnKept sees the cards stored and the held card offered
+// again, never an older card the store refused, so that a replay of an
+// old card (a directory's card before it dropped the skill) does not
+// undo what the newer one told.
+func TestOnKept(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	_, self := newKey(t)
+	var seen []string
+	in := intake.New(s, adp.AgentID(self), intake.OnKept(func(c *adp.Card) { seen = append(seen, fmt.Sprint(*c.Seq)) }))
+	sk, owner := newKey(t)
+	c1, c2 := signed(t, sk, 1), signed(t, sk, 2)
+	for _, c := range []*adp.Card{c2, c1, c2} {
+		if _, _, err := in.Admit(ctx, c.Raw(), intake.From{Source: store.SourceDHT, Owner: owner}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(seen, " "); got != "2 2" {
+		t.Fatalf("OnKept saw %q, want \"2 2\" (the older card refused, the held one again)", got)
+	}
+}
