@@ -14,8 +14,9 @@
 // Lifecycle: New subscribes to the host's identification events, so it
 // must run before anything dials (the DHT dials its bootstrap peers as
 // it is built) for no early peer to be missed; Run greets the peers
-// already identified, then each new one, at most Concurrency at a time,
-// until its context ends, and waits for its greetings; Close ends the
+// already identified, then each new one, at most Concurrency at a time
+// and never holding up the host's identifications (at most Queue peers
+// wait), until its context ends, and waits for its greetings; Close ends the
 // subscription (Run closes it too) and is idempotent. A Greeter is safe
 // for concurrent use.
 package greeting

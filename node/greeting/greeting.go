@@ -20,6 +20,8 @@ import (
 const (
 	// Concurrency bounds the greetings in flight.
 	Concurrency = 8
+	// Queue bounds the peers waiting for a greeting.
+	Queue = 1024
 	// MaxGreeted bounds the memory of greeted peers; past it the memory
 	// starts again empty.
 	MaxGreeted = 10000
@@ -89,46 +91,48 @@ func (g *Greeter) Close() error {
 // Run greets the peers already identified as speaking the protocol, then
 // each newly identified one, until ctx ends; it then waits for the
 // greetings in flight and closes the subscription.
+//
+// The event loop never waits for a greeting: it queues the peer (at most
+// Queue of them; past that a peer is left for its next identification)
+// and Concurrency workers greet them. A loop that waited would, with
+// every worker held by peers that never answer, stop reading the host's
+// identifications, and the event bus would then hold up identify for
+// every connection of the host.
 func (g *Greeter) Run(ctx context.Context) {
 	defer g.Close()
+	queue := make(chan peer.ID, Queue)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	sem := make(chan struct{}, Concurrency)
+	for range Concurrency {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case p := <-queue:
+					g.greet(ctx, p)
+				}
+			}
+		})
+	}
 	self := g.cfg.Host.ID()
-	greet := func(p peer.ID) bool {
+	offer := func(p peer.ID) {
 		if p == self {
-			return true
+			return
 		}
 		g.cfg.Identified(p)
 		if !g.mark(p) {
-			return true
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			g.unmark(p)
-			return false
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			actx, cancel := context.WithTimeout(ctx, Timeout)
-			defer cancel()
-			stored, err := g.cfg.Advertise(actx, p)
-			if err != nil {
-				g.cfg.Log.Debug("greet peer", "peer", p, "err", err)
-				g.unmark(p)
-			}
-			if stored {
-				g.cfg.Behind()
-			}
-		}()
-		return true
-	}
-	for _, p := range p2phost.PeersSpeaking(g.cfg.Host, g.cfg.Protocol) {
-		if !greet(p) {
 			return
 		}
+		select {
+		case queue <- p:
+		default:
+			g.unmark(p) // greeted at its next identification
+			g.cfg.Log.Debug("greeting queue full", "peer", p)
+		}
+	}
+	for _, p := range p2phost.PeersSpeaking(g.cfg.Host, g.cfg.Protocol) {
+		offer(p)
 	}
 	for {
 		select {
@@ -138,11 +142,25 @@ func (g *Greeter) Run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			e, isID := ev.(event.EvtPeerIdentificationCompleted)
-			if isID && slices.Contains(e.Protocols, g.cfg.Protocol) && !greet(e.Peer) {
-				return
+			if e, isID := ev.(event.EvtPeerIdentificationCompleted); isID && slices.Contains(e.Protocols, g.cfg.Protocol) {
+				offer(e.Peer)
 			}
 		}
+	}
+}
+
+// greet sends the own card to p, within Timeout; a failure unmarks p, to
+// be greeted at its next identification.
+func (g *Greeter) greet(ctx context.Context, p peer.ID) {
+	actx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	stored, err := g.cfg.Advertise(actx, p)
+	if err != nil {
+		g.cfg.Log.Debug("greet peer", "peer", p, "err", err)
+		g.unmark(p)
+	}
+	if stored {
+		g.cfg.Behind()
 	}
 }
 

@@ -2,6 +2,7 @@ package greeting_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -204,5 +205,58 @@ func TestGreetsAgain(t *testing.T) {
 func TestNewRequires(t *testing.T) {
 	if _, err := greeting.New(greeting.Config{}); !errors.Is(err, greeting.ErrBadConfig) {
 		t.Fatal("New with no host and no functions")
+	}
+}
+
+// TestStalledGreetingsHoldNothingUp: with every greeting held by peers
+// that never answer, the Greeter still reads the host's identifications
+// (each is handed to Identified) and queues the peers; once the greetings
+// are released, every peer is greeted.
+func TestStalledGreetingsHoldNothingUp(t *testing.T) {
+	const n = greeting.Concurrency + 3
+	nw, err := p2pnet.New(context.Background(), n+1, p2pnet.WithTopology(p2pnet.Unconnected))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nw.Close() })
+	h := nw.Hosts()
+	for _, x := range h[1:] {
+		x.SetStreamHandler(proto, func(s network.Stream) { s.Reset() })
+	}
+	r := &recorder{}
+	cfg := r.config(h[0])
+	release := make(chan struct{})
+	var inFlight atomic.Int32
+	advertise := cfg.Advertise
+	cfg.Advertise = func(ctx context.Context, p peer.ID) (bool, error) {
+		inFlight.Add(1)
+		defer inFlight.Add(-1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+		return advertise(ctx, p)
+	}
+	g, err := greeting.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, g)
+	for _, x := range h[1:] {
+		connect(t, h[0], x)
+	}
+	polltest.Until(t, wait, func() error {
+		r.mu.Lock()
+		got := len(r.identified)
+		r.mu.Unlock()
+		if got < n || inFlight.Load() != greeting.Concurrency {
+			return fmt.Errorf("%d of %d peers handed to Identified, %d greetings in flight (want %d)", got, n, inFlight.Load(), greeting.Concurrency)
+		}
+		return nil
+	})
+	close(release)
+	for _, x := range h[1:] {
+		polltest.For(t, wait, "every peer greeted once released", func() bool { a, _ := r.count(x.ID()); return a == 1 })
 	}
 }
