@@ -232,7 +232,8 @@ func (d *DHT) PutCard(ctx context.Context, c *adp.Card) error {
 	return nil
 }
 
-// check validates c as a remote peer would.
+// check validates c as a remote peer would, through the validator kad-dht
+// runs, so that PutValue's own check of the same bytes is remembered.
 func (d *DHT) check(c *adp.Card) (peer.ID, error) {
 	if c == nil || c.Raw() == nil {
 		return "", fmt.Errorf("dht: put: %w", adp.ErrUnsigned)
@@ -241,7 +242,7 @@ func (d *DHT) check(c *adp.Card) (peer.ID, error) {
 	if err != nil {
 		return "", fmt.Errorf("dht: put: %w", err)
 	}
-	if err := (Validator{}).Validate(Key(p), c.Raw()); err != nil {
+	if _, err := d.memo.validate(Key(p), c.Raw()); err != nil {
 		return "", fmt.Errorf("dht: put: %w", err)
 	}
 	return p, nil

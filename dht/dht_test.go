@@ -504,3 +504,58 @@ func TestPutLimitDropsRefusedPuts(t *testing.T) {
 		t.Fatal("the limiter was never asked")
 	}
 }
+
+// TestPutCardVerifiesOnce: PutCard checks the card through the validator
+// kad-dht runs, with the node's shared check: a forged card is refused by
+// it, and a good one is verified once, kad-dht's own check of the same
+// bytes on the put being remembered. (PutCard's check used to verify on
+// its own, beside the shared check.)
+func TestPutCardVerifiesOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nw, err := p2pnet.New(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Close()
+	check := adp.NewChecker(16)
+	var ds []*dht.DHT
+	defer func() {
+		for _, d := range ds {
+			d.Close()
+		}
+	}()
+	for i := range 3 {
+		h, _ := nw.Host(i)
+		opts := []dht.Option{dht.Mode(dht.ModeServer), dht.NoAutoRefresh()}
+		if i == 0 {
+			opts = append(opts, dht.WithChecker(check))
+		}
+		d, err := dht.New(h, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	if err := ds[0].Bootstrap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sk, _ := nw.Key(0)
+	good := cardtest.Signed(t, sk, 1, "once")
+	forged, err := adp.ParseCard(cardtest.Tamper(t, good.Raw(), "once", "onca"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds[0].PutCard(ctx, forged); !errors.Is(err, adp.ErrBadSignature) {
+		t.Fatalf("PutCard(forged) = %v, want ErrBadSignature", err)
+	}
+	if n := check.Verifications(); n != 1 {
+		t.Fatalf("%d verifications by the shared check after a forged put, want 1", n)
+	}
+	if err := ds[0].PutCard(ctx, good); err != nil {
+		t.Fatalf("PutCard: %v", err)
+	}
+	if n := check.Verifications(); n != 2 {
+		t.Fatalf("%d verifications after a good put too, want 2: the card verified once", n)
+	}
+}
