@@ -64,8 +64,8 @@
 // and replies, a finished one readable for WithTaskTTL; a new task (or
 // reply chunk) evicts the expired ones, then the oldest finished ones,
 // and is refused (-32603; a chunk fails its task) when only running
-// tasks are left, as is a send while WithMaxRunning calls are in flight. A call ends after WithCallTimeout; a reply over
-// 4 MiB fails its task.
+// tasks are left, as is a send while WithMaxRunning calls are in flight.
+// A call ends after WithCallTimeout; a reply over 16 MiB fails its task.
 //
 // # Use
 //

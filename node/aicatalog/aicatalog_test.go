@@ -15,6 +15,7 @@ import (
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node/aicatalog"
+	"time"
 )
 
 func readExample(t *testing.T, name string) []byte {
@@ -318,4 +319,25 @@ func FuzzParseSearchRequest(f *testing.F) {
 			t.Fatalf("a parsed request carries a page token: %s", b)
 		}
 	})
+}
+
+// stalled is a source whose discovery waits for its context to end.
+type stalled struct{}
+
+func (stalled) Discover(ctx context.Context, _ *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (stalled) Origin(string) aicatalog.Origin { return aicatalog.Origin{} }
+
+// TestSearchTimeout: a search past its own bound is 504, not 500.
+func TestSearchTimeout(t *testing.T) {
+	h := aicatalog.NewHandler(func() aicatalog.Self { return aicatalog.Self{} }, []aicatalog.Source{stalled{}},
+		aicatalog.WithSearchTimeout(10*time.Millisecond))
+	w := post(h, `{"query":{"text":"a"}}`)
+	var e aicatalog.ErrorBody
+	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code != http.StatusGatewayTimeout || e.ErrorCode != aicatalog.CodeInternal {
+		t.Fatalf("a search past its bound: %d %s, want 504 with INTERNAL_ERROR", w.Code, w.Body)
+	}
 }

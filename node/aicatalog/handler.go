@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// searchTimeout bounds one search.
-const searchTimeout = 10 * time.Second
+// DefaultSearchTimeout bounds one search; past it the answer is 504.
+const DefaultSearchTimeout = 10 * time.Second
 
 // Self is what the manifest says of the directory itself.
 type Self struct {
@@ -26,8 +26,9 @@ type Self struct {
 type Option func(*config)
 
 type config struct {
-	url string
-	log *slog.Logger
+	url     string
+	log     *slog.Logger
+	timeout time.Duration
 }
 
 // WithURL sets the base URL the manifest's entries link to (default:
@@ -36,6 +37,10 @@ func WithURL(u string) Option { return func(c *config) { c.url = strings.TrimRig
 
 // WithLogger sets the logger of failed searches (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.log = l } }
+
+// WithSearchTimeout sets the bound of one search (default
+// DefaultSearchTimeout).
+func WithSearchTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // Handler serves GET WellKnownPath and POST SearchPath from sources.
 type Handler struct {
@@ -48,9 +53,12 @@ type Handler struct {
 // directory (called per request: the card may change), sources are
 // searched in order.
 func NewHandler(self func() Self, sources []Source, opts ...Option) *Handler {
-	cfg := config{log: slog.New(slog.DiscardHandler)}
+	cfg := config{log: slog.New(slog.DiscardHandler), timeout: DefaultSearchTimeout}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.timeout <= 0 {
+		cfg.timeout = DefaultSearchTimeout
 	}
 	return &Handler{self: self, sources: sources, cfg: cfg}
 }
@@ -134,12 +142,16 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, errorBody(err))
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), searchTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.timeout)
 	defer cancel()
 	resp, err := Results(ctx, req, hostOf(h.base(r)), h.sources...)
 	if err != nil {
 		h.cfg.log.Debug("ai catalog search failed", "err", err)
-		writeError(w, http.StatusInternalServerError, errorBody(err))
+		status := http.StatusInternalServerError
+		if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
+			status = http.StatusGatewayTimeout // the search's own bound, not the client's
+		}
+		writeError(w, status, errorBody(err))
 		return
 	}
 	b, err := json.Marshal(resp)
@@ -155,6 +167,13 @@ func writeJSON(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// WriteRateLimited answers 429 with the draft's error object
+// (RATE_LIMIT_EXCEEDED), for a server that refuses a search by its rate
+// limit; the caller sets Retry-After.
+func WriteRateLimited(w http.ResponseWriter) {
+	writeError(w, http.StatusTooManyRequests, ErrorBody{ErrorCode: CodeRateLimitExceeded, Message: "too many requests from your address"})
 }
 
 func writeError(w http.ResponseWriter, status int, e ErrorBody) {

@@ -67,8 +67,8 @@ func TestCatalogRoutes(t *testing.T) {
 		t.Fatalf("refused searches reached the discovery engine %d times", src.calls)
 	}
 	// The three refusals above spent the discovery burst of 3.
-	if resp, body := post(t, url+aicatalog.SearchPath, `{"query":{"text":"translate"}}`); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("search past the discovery budget: %d %s", resp.StatusCode, body)
+	if resp, body := post(t, url+aicatalog.SearchPath, `{"query":{"text":"translate"}}`); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, `"errorCode":"RATE_LIMIT_EXCEEDED"`) {
+		t.Errorf("search past the discovery budget: %d %s, want 429 with Retry-After in the catalog's error shape", resp.StatusCode, body)
 	}
 	now = now.Add(time.Minute)
 	if resp, body := post(t, url+aicatalog.SearchPath, `{"query":{"text":"translate"}}`); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"results"`) || src.calls != 1 {

@@ -3,7 +3,8 @@
 // other machines can read (adpnode run --public-http ADDR).
 //
 // It serves, to GET and HEAD only (any other method is 405 with
-// Allow: GET, HEAD):
+// Allow: GET, HEAD; the two exceptions are POST to the A2A endpoint when
+// WithA2A mounts one, and POST to the AI Catalog search on a directory):
 //
 //   - the /.well-known documents of package node/wellknown (signed A2A
 //     card, ADP card, AgentCard, ANP agent-descriptions and descriptions,

@@ -119,7 +119,7 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 	}
 	if cfg.catalog != nil {
 		mux.Handle("GET "+aicatalog.WellKnownPath, cfg.catalog)
-		mux.Handle("POST "+aicatalog.SearchPath, h.limitDiscover(cfg.catalog))
+		mux.Handle("POST "+aicatalog.SearchPath, h.limitDiscover(cfg.catalog, func(w http.ResponseWriter) { aicatalog.WriteRateLimited(w) }))
 	}
 	ui := webui.Handler(webui.ReadOnly(ViewPrefix))
 	mux.Handle("GET /{$}", ui)
@@ -128,7 +128,7 @@ func newHandler(svc Service, cfg config) (http.Handler, error) {
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/peers", h.peers)
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards", h.cards)
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards/{id}", h.card)
-	mux.Handle("GET "+ViewPrefix+"/v1/discover", h.limitDiscover(http.HandlerFunc(h.discoverAgents)))
+	mux.Handle("GET "+ViewPrefix+"/v1/discover", h.limitDiscover(http.HandlerFunc(h.discoverAgents), writeTooMany))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, httpapi.NewError(http.StatusNotFound, "no such document: "+r.URL.Path))
 	})
@@ -183,12 +183,13 @@ func guard(next http.Handler, g *ratelimit.Guard, posts []string, log *slog.Logg
 }
 
 // limitDiscover charges a request to the discovery rate limit before
-// next answers it.
-func (h *handler) limitDiscover(next http.Handler) http.Handler {
+// next answers it; tooMany writes the refusal in next's error shape.
+func (h *handler) limitDiscover(next http.Handler, tooMany func(http.ResponseWriter)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip := ratelimit.SourceIP(r)
 		if ok, wait, _ := h.discover.Allow(ip.String(), ip); !ok {
-			refuse(w, wait)
+			ratelimit.SetRetryAfter(w.Header(), wait)
+			tooMany(w)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -198,5 +199,10 @@ func (h *handler) limitDiscover(next http.Handler) http.Handler {
 // refuse answers 429 with the whole seconds until a retry can pass.
 func refuse(w http.ResponseWriter, wait time.Duration) {
 	ratelimit.SetRetryAfter(w.Header(), wait)
+	writeTooMany(w)
+}
+
+// writeTooMany answers 429 in the API's error shape.
+func writeTooMany(w http.ResponseWriter) {
 	httpapi.WriteError(w, httpapi.NewError(http.StatusTooManyRequests, "too many requests from your address"))
 }
