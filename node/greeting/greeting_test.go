@@ -2,8 +2,8 @@ package greeting_test
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
