@@ -15,6 +15,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/a2awire"
+	"time"
 )
 
 // Agent is what a Server fronts: the agent's card, whose tools are the
@@ -201,6 +202,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, req *request, m me
 	}
 	id := first.id
 	if !sr.immediately {
+		// The answer waits for the call: a server's write timeout (the
+		// public one's is 30 s) must not cut it off before.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.callTimeout + streamWriteTimeout))
 		done, err := s.store.doneOf(id)
 		if err == nil {
 			select {

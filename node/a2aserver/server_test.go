@@ -17,6 +17,7 @@ import (
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/node/a2aserver"
 	"github.com/adpnode/adpnode/node/a2awire"
+	"io"
 )
 
 var textSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
@@ -455,4 +456,46 @@ func mustTask(t *testing.T, result json.RawMessage) json.RawMessage {
 		t.Fatalf("no task in %s", result)
 	}
 	return r.Task
+}
+
+// slowAgent is fakeAgent whose echo takes a while.
+type slowAgent struct {
+	*fakeAgent
+	delay time.Duration
+}
+
+func (a slowAgent) CallTool(ctx context.Context, tool string, args []byte, stream bool, fn func(json.RawMessage) error) error {
+	select {
+	case <-time.After(a.delay):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return a.fakeAgent.CallTool(ctx, tool, args, stream, fn)
+}
+
+// TestBlockingSendOutlivesWriteTimeout: a blocking SendMessage waits for
+// its call, and the answer reaches the client even when the call takes
+// longer than the server's write timeout (the public server's is 30 s).
+func TestBlockingSendOutlivesWriteTimeout(t *testing.T) {
+	s := newServer(t, slowAgent{fakeAgent: newFakeAgent(), delay: 300 * time.Millisecond})
+	srv := httptest.NewUnstartedServer(s)
+	srv.Config.WriteTimeout = 50 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	msg := `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"x":1}}],"metadata":{"skillId":"echo"}}}`
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(sendBody(a2awire.MethodSendMessage, msg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(a2awire.VersionHeader, a2awire.Version10)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatalf("the answer was cut off: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "TASK_STATE_COMPLETED") {
+		t.Fatalf("%d %s (%v), want the completed task", resp.StatusCode, body, err)
+	}
 }

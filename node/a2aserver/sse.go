@@ -17,16 +17,18 @@ import (
 // stored task, so a slow reader never holds up the call.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMessage, first task, enc encoder) {
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // the call's own timeout bounds the stream
 	w.Header().Set("Content-Type", a2awire.MediaSSE)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	// The call's own timeout bounds the stream; each write is bounded by
+	// streamWriteTimeout, so that a client that stops reading ends it.
 	send := func(result any) bool {
 		b, err := json.Marshal(response{JSONRPC: "2.0", ID: idOrNull(rpcID), Result: result})
 		if err != nil {
 			return false
 		}
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 			return false
 		}
@@ -73,6 +75,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, rpcID json.RawMe
 		select {
 		case <-changed:
 		case <-beat.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
 				return
 			}

@@ -34,4 +34,7 @@ const (
 	// sseHeartbeat is the interval of the comment line that keeps an
 	// idle event stream open through proxies.
 	sseHeartbeat = 15 * time.Second
+	// streamWriteTimeout bounds one write of an event stream: a client
+	// that stops reading ends its stream, not the server's handler.
+	streamWriteTimeout = 10 * time.Second
 )
