@@ -87,8 +87,12 @@ func (n *Node) aitpPeers() []peer.ID { return p2phost.PeersSpeaking(n.host, aitp
 // in the background, in the DHT. Failures are logged: the re-broadcast
 // and republish loops try again.
 func (n *Node) publish(ctx context.Context, c *adp.Card) {
-	if err := n.gossip.PublishOwn(ctx, c); err != nil && ctx.Err() == nil {
-		n.log.Debug("gossip publish", "err", err)
+	if err := n.gossip.PublishOwn(ctx, c); err != nil {
+		if ctx.Err() == nil {
+			n.log.Debug("gossip publish", "err", err)
+		}
+	} else {
+		n.sync.Published() // a peer found without the card meanwhile gets this one
 	}
 	n.goLoop(func(ctx context.Context) { n.putDHT(ctx, c) })
 }

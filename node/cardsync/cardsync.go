@@ -178,6 +178,16 @@ func (s *Syncer) Behind() {
 	s.poke()
 }
 
+// Published tells the syncer that the own card was just published by
+// another path (a new version, the join's announcement): a
+// republication asked for before is dropped, since that publication
+// carries the card, and the next one waits RepublishInterval from now.
+func (s *Syncer) Published() {
+	s.mu.Lock()
+	s.republishAt, s.republished = time.Time{}, s.cfg.now()
+	s.mu.Unlock()
+}
+
 // Stats returns the counters.
 func (s *Syncer) Stats() Stats {
 	return Stats{

@@ -402,6 +402,32 @@ func TestBehindCoalesces(t *testing.T) {
 	}
 }
 
+// TestPublishedDropsRepublication: a republication asked for before the
+// own card was published by another path is dropped, and one asked for
+// after waits the republish interval from that publication.
+func TestPublishedDropsRepublication(t *testing.T) {
+	self, p := newAgent(t), newAgent(t)
+	own := self.card(t, 1)
+	in, _ := newIntake(t, self)
+	clk := &clock{now: time.Unix(1_000_000, 0)}
+	r := newRecorder(false)
+	s := newSyncer(t, r.fetch, in, cardsync.Clock(clk.Now),
+		cardsync.Republish(func() *adp.Card { return own }, func(context.Context, *adp.Card) error { return nil }),
+		cardsync.RepublishPace(time.Second, time.Minute))
+	s.Behind()
+	s.Published()
+	clk.Advance(30 * time.Second)
+	s.Behind()        // within the minute after the publication
+	s.Connected(p.id) // wakes the loop; the sync shows it ran
+	polltest.Until(t, 5*time.Second, r.count(p.id, 1))
+	if got := s.Stats().Republished; got != 0 {
+		t.Fatalf("republished %d times after the card was published, want 0", got)
+	}
+	clk.Advance(31 * time.Second)
+	s.Behind()
+	polltest.For(t, 5*time.Second, "a republication once the interval passed", func() bool { return s.Stats().Republished == 1 })
+}
+
 // TestRounds: anti-entropy rounds sync with the connected peers in turn,
 // the least recently synced first.
 func TestRounds(t *testing.T) {

@@ -50,7 +50,9 @@
 // The own card's republication ([Syncer.Behind], also called by the node
 // when a greeting finds a peer without the card) waits RepublishDelay, so
 // that the topic mesh over the new connections forms first, coalesces the
-// requests made meanwhile, and runs at most once per RepublishInterval.
+// requests made meanwhile, and runs at most once per RepublishInterval;
+// [Syncer.Published] (the node published the card by another path) drops
+// a pending one and starts that interval again.
 //
 // # Lifecycle
 //
