@@ -8,8 +8,9 @@
 // greeted once per version of the card (its seq); a greeting that fails
 // is forgotten, so the peer's next identification greets it again. A
 // greeting the peer stores (it lacked the card) calls Behind: others may
-// lack it too. Every identified peer, greeted or not, is handed to
-// Identified (the node's card sync, which pulls the peer's newer cards).
+// lack it too. Every peer identified on a new connection, greeted or
+// not, is handed to Identified (the node's card sync, which pulls the
+// peer's newer cards); an identify push on the same connection is not.
 //
 // Lifecycle: New subscribes to the host's identification events, so it
 // must run before anything dials (the DHT dials its bootstrap peers as

@@ -15,6 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
 
 	"github.com/adpnode/adpnode/internal/p2phost"
+	"github.com/libp2p/go-libp2p/core/network"
 )
 
 const (
@@ -42,8 +43,10 @@ type Config struct {
 	Seq func() uint64
 	// Advertise sends the own card to p and reports whether p stored it.
 	Advertise func(ctx context.Context, p peer.ID) (stored bool, err error)
-	// Identified is called with every identified peer that speaks
-	// Protocol (and, at the start of Run, every one already connected).
+	// Identified is called with every peer that speaks Protocol once
+	// identified on a new connection (not again on a push of the peer's
+	// identify), and at the start of Run with every one already
+	// connected.
 	Identified func(p peer.ID)
 	// Behind is called when a greeted peer stored the card.
 	Behind func()
@@ -116,11 +119,23 @@ func (g *Greeter) Run(ctx context.Context) {
 		})
 	}
 	self := g.cfg.Host.ID()
-	offer := func(p peer.ID) {
+	// identified are the connections already handed to Identified:
+	// identify runs again on a connection for every push of the peer
+	// (new addresses, new protocols), which is no new connection.
+	identified := make(map[string]struct{})
+	offer := func(p peer.ID, conn network.Conn) {
 		if p == self {
 			return
 		}
-		g.cfg.Identified(p)
+		if conn == nil {
+			g.cfg.Identified(p)
+		} else if _, ok := identified[conn.ID()]; !ok {
+			if len(identified) >= MaxGreeted {
+				clear(identified)
+			}
+			identified[conn.ID()] = struct{}{}
+			g.cfg.Identified(p)
+		}
 		if !g.mark(p) {
 			return
 		}
@@ -132,7 +147,7 @@ func (g *Greeter) Run(ctx context.Context) {
 		}
 	}
 	for _, p := range p2phost.PeersSpeaking(g.cfg.Host, g.cfg.Protocol) {
-		offer(p)
+		offer(p, nil)
 	}
 	for {
 		select {
@@ -143,7 +158,7 @@ func (g *Greeter) Run(ctx context.Context) {
 				return
 			}
 			if e, isID := ev.(event.EvtPeerIdentificationCompleted); isID && slices.Contains(e.Protocols, g.cfg.Protocol) {
-				offer(e.Peer)
+				offer(e.Peer, e.Conn)
 			}
 		}
 	}

@@ -260,3 +260,34 @@ func TestStalledGreetingsHoldNothingUp(t *testing.T) {
 		polltest.For(t, wait, "every peer greeted once released", func() bool { a, _ := r.count(x.ID()); return a == 1 })
 	}
 }
+
+// TestIdentifyPushIsNoNewConnection: a peer's identify push (here, a new
+// protocol it speaks) runs identify again on the same connection; the
+// peer is not handed to Identified again (the node's card sync would
+// pull its cards once more), while a peer on a new connection is.
+func TestIdentifyPushIsNoNewConnection(t *testing.T) {
+	h := peers(t)
+	h[2].SetStreamHandler(proto, func(s network.Stream) { s.Reset() })
+	r := &recorder{}
+	g, err := greeting.New(r.config(h[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, g)
+	connect(t, h[0], h[1])
+	polltest.For(t, wait, "the first peer identified", func() bool { _, i := r.count(h[1].ID()); return i == 1 })
+
+	pushed := protocol.ID("/greeting-test/pushed/1")
+	h[1].SetStreamHandler(pushed, func(s network.Stream) { s.Reset() })
+	polltest.For(t, wait, "the push taken in", func() bool {
+		protos, err := h[0].Peerstore().SupportsProtocols(h[1].ID(), pushed)
+		return err == nil && len(protos) == 1
+	})
+	// The push's event came before the second peer's identification, and
+	// the Greeter reads events in order.
+	connect(t, h[0], h[2])
+	polltest.For(t, wait, "the second peer identified", func() bool { _, i := r.count(h[2].ID()); return i == 1 })
+	if _, i := r.count(h[1].ID()); i != 1 {
+		t.Fatalf("the first peer was handed to Identified %d times, want once: a push is no new connection", i)
+	}
+}
