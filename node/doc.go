@@ -53,9 +53,10 @@
 // (DataDir/listen.json) are reused for every listen address with port 0.
 // A call that libp2p's dial backoff refuses, or whose dial fails on every
 // address, looks the peer up in the DHT and is tried again. [Node.Close]
-// shuts down in order — HTTP API, background loops, the index feed, card
-// sync, peering, gossip, DHT, invocation layer, host, store — waits for
-// every goroutine the node started, and is idempotent.
+// shuts down in order — the MCP and A2A servers, the public server, HTTP
+// API, background loops, the index feed, card sync, peering, gossip, DHT,
+// invocation layer, host, store — waits for every goroutine the node
+// started, and is idempotent.
 //
 // Outbound calls ([Node.Invoke], [Node.InvokeStream]) go through package
 // node/invoke: the routes the agent's held card offers (AITP, or A2A over

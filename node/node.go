@@ -456,26 +456,30 @@ func (n *Node) goLoop(f func(ctx context.Context)) {
 	}()
 }
 
-// Close shuts the node down in order: public HTTP server, HTTP API,
-// background loops, the index feed, card sync, peering, gossip, DHT,
-// invocation layer, the host's connections, the host, store. It waits for every goroutine the node
-// started, and at most 10 s for the libp2p host's own Close (past that it
-// returns an error; see p2phost.Close). It is idempotent.
+// Close shuts the node down in order: the MCP and A2A servers (their
+// sessions, calls and streams), public HTTP server, HTTP API, background
+// loops, the index feed, card sync, peering, gossip, DHT, invocation
+// layer, the host's connections, the host, store. It waits for every
+// goroutine the node started, and at most 10 s for the libp2p host's own
+// Close (past that it returns an error; see p2phost.Close). It is
+// idempotent.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.mu.Lock()
 		n.closed = true
 		srv, mcpSrv, a2aSrv, publicSrv := n.httpSrv, n.mcpSrv, n.a2aSrv, n.publicSrv
 		n.mu.Unlock()
-		errs := []error{closePublic(publicSrv)}
+		var errs []error
 		if mcpSrv != nil {
 			// First, so that its open streams do not hold up the API's shutdown.
 			errs = append(errs, mcpSrv.Close())
 		}
 		if a2aSrv != nil {
-			// Likewise: ends its calls, so its event streams end.
+			// Likewise, for both servers that mount it: ends its calls, so
+			// that its blocking sends answer and its event streams end.
 			errs = append(errs, a2aSrv.Close())
 		}
+		errs = append(errs, closePublic(publicSrv))
 		if srv != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if err := srv.Shutdown(ctx); err != nil {
