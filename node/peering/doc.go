@@ -16,7 +16,10 @@
 // attempt k waits a uniform draw in [d/2, d], d = min(Max, Base·2^k)), on
 // the injected clock, and asks the Finder (the node passes the DHT's
 // FindPeer) for the peer's current addresses, which the next attempt
-// uses; a success forgets the schedule. The loop clears libp2p's own
+// uses. A dial that connects forgets the failures once its connection
+// has lasted a minute; one whose connection drops sooner (a peer that
+// accepts and closes, a flapping link) counts as failed, so that such a
+// peer is redialled with the same backoff. The loop clears libp2p's own
 // dial backoff for a target before it dials: its schedule is the pace.
 //
 // # Known peers

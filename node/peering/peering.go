@@ -207,7 +207,7 @@ func (p *Peering) dial(ai peer.AddrInfo) {
 	defer cancel()
 	err := p.h.Connect(ctx, ai)
 	if err == nil {
-		p.sched.succeeded(ai.ID)
+		p.sched.succeeded(ai.ID, p.cfg.now())
 		return
 	}
 	if p.ctx.Err() != nil {

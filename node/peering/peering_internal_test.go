@@ -2,6 +2,7 @@ package peering
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -62,9 +63,42 @@ func TestScheduleOnInjectedClock(t *testing.T) {
 	if s.failures(p) != 5 {
 		t.Errorf("failures %d, want 5", s.failures(p))
 	}
-	s.succeeded(p)
-	if s.failures(p) != 0 || !s.begin(p, now) {
-		t.Error("a success did not reset the schedule")
+	s.succeeded(p, now)
+	if !s.begin(p, now.Add(stableAfter)) || s.failures(p) != 0 {
+		t.Error("a connection that lasted did not reset the schedule")
+	}
+}
+
+// TestScheduleFlapping: a peer whose dials connect but whose connections
+// drop at once is redialled with backoff, as if its dials failed; once a
+// connection lasts, it starts afresh.
+func TestScheduleFlapping(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	s := newSchedule(Backoff{Base: time.Second, Max: 4 * time.Second}, func() float64 { return 0.999999 })
+	p := peer.ID("p")
+	if !s.begin(p, now) {
+		t.Fatal("a new peer is not due")
+	}
+	s.succeeded(p, now)
+	var waits []time.Duration
+	for range 4 {
+		// The connection drops at once: due again only after the backoff.
+		next := now
+		for !s.begin(p, next) {
+			next = next.Add(100 * time.Millisecond)
+			if next.Sub(now) > time.Minute {
+				t.Fatal("never due again")
+			}
+		}
+		waits = append(waits, next.Sub(now))
+		s.succeeded(p, next) // that redial connected too
+		now = next
+	}
+	if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}; !slices.Equal(waits, want) {
+		t.Fatalf("waits between redials of a flapping peer %v, want %v", waits, want)
+	}
+	if !s.begin(p, now.Add(stableAfter)) || s.failures(p) != 0 {
+		t.Errorf("after a connection that lasted: failures %d, want 0 and due", s.failures(p))
 	}
 }
 

@@ -7,8 +7,15 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// schedule keeps, per peer that failed to dial, the failures so far and
-// when the next attempt is due. It is safe for concurrent use.
+// stableAfter is how long a connection made by a dial must last for the
+// peer's failures to start afresh: one that drops sooner (a peer that
+// accepts and then closes, or a flapping link) counts as a failure of
+// its dial, so that such a peer is redialled with backoff too.
+const stableAfter = time.Minute
+
+// schedule keeps, per peer that failed to dial or whose last dial
+// connected, the failures so far and when the next attempt is due. It is
+// safe for concurrent use.
 type schedule struct {
 	backoff Backoff
 	rand    func() float64
@@ -18,9 +25,10 @@ type schedule struct {
 }
 
 type attempt struct {
-	failures int
-	next     time.Time
-	dialling bool
+	failures  int
+	next      time.Time
+	dialling  bool
+	connected time.Time // when the last dial connected; zero otherwise
 }
 
 func newSchedule(b Backoff, rand func() float64) *schedule {
@@ -35,6 +43,21 @@ func (s *schedule) begin(p peer.ID, now time.Time) bool {
 	a := s.peers[p]
 	if a.dialling || now.Before(a.next) {
 		return false
+	}
+	if !a.connected.IsZero() {
+		// The connection of the last dial is gone (the peer is dialled
+		// again only when it is not connected).
+		if now.Sub(a.connected) >= stableAfter {
+			a.failures = 0
+		} else {
+			a.next = a.connected.Add(s.backoff.Delay(a.failures, s.rand()))
+			a.failures++
+		}
+		a.connected = time.Time{}
+		if now.Before(a.next) {
+			s.peers[p] = a
+			return false
+		}
 	}
 	a.dialling = true
 	s.peers[p] = a
@@ -52,11 +75,13 @@ func (s *schedule) failed(p peer.ID, now time.Time) time.Duration {
 	return d
 }
 
-// succeeded ends a dial that connected: p starts afresh.
-func (s *schedule) succeeded(p peer.ID) {
+// succeeded ends a dial that connected at now: p starts afresh once the
+// connection has lasted stableAfter (see begin).
+func (s *schedule) succeeded(p peer.ID, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.peers, p)
+	a := s.peers[p]
+	s.peers[p] = attempt{failures: a.failures, connected: now}
 }
 
 // failures returns p's consecutive failures.
