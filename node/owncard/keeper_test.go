@@ -249,40 +249,59 @@ func (s *closeCounter) Close() error {
 	return s.Subscription.Close()
 }
 
-// TestFollowAddrs emits the host's address event on a real event bus:
-// the card takes the new addresses once they settle, and the loop closes
-// its subscription when its context ends.
-func TestFollowAddrs(t *testing.T) {
-	r := newKeeperRig(t, func(c *owncard.Config) { c.AddrSettle = time.Millisecond })
+// following runs r's FollowAddrs on a real event bus until stop (also
+// called at the test's end), which waits for it. change gives the node
+// addr as its address and emits the host's address event.
+type following struct {
+	sub    *closeCounter
+	change func(addr string)
+	stop   func()
+}
+
+func follow(t *testing.T, r *keeperRig) following {
+	t.Helper()
 	bus := eventbus.NewBus()
 	em, err := bus.Emitter(new(event.EvtLocalAddressesUpdated))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer em.Close()
 	s, err := bus.Subscribe(new(event.EvtLocalAddressesUpdated))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub := &closeCounter{Subscription: s}
+	f := following{sub: &closeCounter{Subscription: s}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.k.FollowAddrs(ctx, sub)
+		r.k.FollowAddrs(ctx, f.sub)
 	}()
-	defer func() {
-		cancel()
-		<-done
-		if sub.closed.Load() != 1 {
-			t.Errorf("subscription closed %d times, want once", sub.closed.Load())
-		}
-	}()
-
-	r.setAddrs("/ip4/10.0.0.2/udp/4001/quic-v1")
-	if err := em.Emit(event.EvtLocalAddressesUpdated{}); err != nil {
-		t.Fatal(err)
+	var once sync.Once
+	f.stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			em.Close()
+		})
 	}
+	t.Cleanup(f.stop)
+	f.change = func(addr string) {
+		t.Helper()
+		r.setAddrs(addr)
+		if err := em.Emit(event.EvtLocalAddressesUpdated{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// TestFollowAddrs emits the host's address event on a real event bus:
+// the card takes the new addresses once they settle, and the loop closes
+// its subscription when its context ends.
+func TestFollowAddrs(t *testing.T) {
+	r := newKeeperRig(t, func(c *owncard.Config) { c.AddrSettle = time.Millisecond })
+	f := follow(t, r)
+	f.change("/ip4/10.0.0.2/udp/4001/quic-v1")
 	polltest.Until(t, 10*time.Second, func() error {
 		if got := owncard.Addrs(r.k.Card(), r.self); len(got) != 1 {
 			return fmt.Errorf("card at seq %d has addresses %v", *r.k.Card().Seq, got)
@@ -291,6 +310,10 @@ func TestFollowAddrs(t *testing.T) {
 	})
 	if *r.k.Card().Seq != 2 {
 		t.Errorf("seq %d, want one version for one change", *r.k.Card().Seq)
+	}
+	f.stop()
+	if n := f.sub.closed.Load(); n != 1 {
+		t.Errorf("subscription closed %d times, want once", n)
 	}
 }
 
@@ -304,33 +327,7 @@ func TestFollowAddrsTiming(t *testing.T) {
 		r := newKeeperRig(t, func(c *owncard.Config) {
 			c.AddrSettle, c.AddrMinInterval, c.Now = settle, least, time.Now
 		})
-		bus := eventbus.NewBus()
-		em, err := bus.Emitter(new(event.EvtLocalAddressesUpdated))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer em.Close()
-		sub, err := bus.Subscribe(new(event.EvtLocalAddressesUpdated))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			r.k.FollowAddrs(ctx, sub)
-		}()
-		defer func() {
-			cancel()
-			<-done
-		}()
-		change := func(addr string) {
-			t.Helper()
-			r.setAddrs(addr)
-			if err := em.Emit(event.EvtLocalAddressesUpdated{}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		f := follow(t, r)
 		// after lets d pass on the fake clock and returns the held seq.
 		after := func(d time.Duration) uint64 {
 			time.Sleep(d)
@@ -338,7 +335,7 @@ func TestFollowAddrsTiming(t *testing.T) {
 			return *r.k.Card().Seq
 		}
 
-		change("/ip4/10.0.0.3/tcp/4001")
+		f.change("/ip4/10.0.0.3/tcp/4001")
 		if seq := after(settle - time.Millisecond); seq != 1 {
 			t.Fatalf("a version (seq %d) before the addresses settled", seq)
 		}
@@ -347,11 +344,11 @@ func TestFollowAddrsTiming(t *testing.T) {
 		}
 		changed := time.Now()
 
-		change("/ip4/10.0.0.4/tcp/4001")
+		f.change("/ip4/10.0.0.4/tcp/4001")
 		if seq := after(settle); seq != 2 {
 			t.Fatalf("a version (seq %d) %v after the last one, within AddrMinInterval", seq, time.Since(changed))
 		}
-		change("/ip4/10.0.0.5/tcp/4001")
+		f.change("/ip4/10.0.0.5/tcp/4001")
 		if seq := after(least - time.Since(changed) - time.Millisecond); seq != 2 {
 			t.Fatalf("a version (seq %d) %v after the last one, within AddrMinInterval", seq, time.Since(changed))
 		}
