@@ -371,16 +371,31 @@ func (c *clock) Advance(d time.Duration) {
 
 // TestBehindCoalesces: requests for a republication within its delay
 // give one, and the next waits for the republish interval.
-func TestBehindCoalesces(t *testing.T) {
-	self, p := newAgent(t), newAgent(t)
+// republisher is a Syncer on a fake clock that republishes the own card
+// (counted) after a second, at most once a minute, with a peer p to sync
+// from and the recorder of its syncs.
+type republisher struct {
+	s         *cardsync.Syncer
+	clk       *clock
+	p         agent
+	r         *recorder
+	published atomic.Int32
+}
+
+func newRepublisher(t *testing.T) *republisher {
+	self := newAgent(t)
 	own := self.card(t, 1)
 	in, _ := newIntake(t, self)
-	var published atomic.Int32
-	clk := &clock{now: time.Unix(1_000_000, 0)}
-	r := newRecorder(false)
-	s := newSyncer(t, r.fetch, in, cardsync.Clock(clk.Now),
-		cardsync.Republish(func() *adp.Card { return own }, func(context.Context, *adp.Card) error { published.Add(1); return nil }),
+	rp := &republisher{clk: &clock{now: time.Unix(1_000_000, 0)}, p: newAgent(t), r: newRecorder(false)}
+	rp.s = newSyncer(t, rp.r.fetch, in, cardsync.Clock(rp.clk.Now),
+		cardsync.Republish(func() *adp.Card { return own }, func(context.Context, *adp.Card) error { rp.published.Add(1); return nil }),
 		cardsync.RepublishPace(time.Second, time.Minute))
+	return rp
+}
+
+func TestBehindCoalesces(t *testing.T) {
+	rp := newRepublisher(t)
+	s, clk, p, r, published := rp.s, rp.clk, rp.p, rp.r, &rp.published
 	for range 5 {
 		s.Behind()
 	}
@@ -406,14 +421,8 @@ func TestBehindCoalesces(t *testing.T) {
 // own card was published by another path is dropped, and one asked for
 // after waits the republish interval from that publication.
 func TestPublishedDropsRepublication(t *testing.T) {
-	self, p := newAgent(t), newAgent(t)
-	own := self.card(t, 1)
-	in, _ := newIntake(t, self)
-	clk := &clock{now: time.Unix(1_000_000, 0)}
-	r := newRecorder(false)
-	s := newSyncer(t, r.fetch, in, cardsync.Clock(clk.Now),
-		cardsync.Republish(func() *adp.Card { return own }, func(context.Context, *adp.Card) error { return nil }),
-		cardsync.RepublishPace(time.Second, time.Minute))
+	rp := newRepublisher(t)
+	s, clk, p, r := rp.s, rp.clk, rp.p, rp.r
 	s.Behind()
 	s.Published()
 	clk.Advance(30 * time.Second)
