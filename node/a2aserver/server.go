@@ -11,11 +11,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
 	"github.com/adpnode/adpnode/node/a2awire"
-	"time"
 )
 
 // Agent is what a Server fronts: the agent's card, whose tools are the

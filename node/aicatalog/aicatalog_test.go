@@ -12,10 +12,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node/aicatalog"
-	"time"
 )
 
 func readExample(t *testing.T, name string) []byte {

@@ -10,12 +10,12 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/libp2p/go-libp2p/p2p/host/eventbus"
 
 	"github.com/adpnode/adpnode/internal/p2phost"
-	"github.com/libp2p/go-libp2p/core/network"
 )
 
 const (
