@@ -205,7 +205,7 @@ func (g *Gossip) SetOwnCard(c *adp.Card) error {
 	}
 	g.own = c
 	g.ownVer++
-	g.signal(g.ownChanged)
+	signal(g.ownChanged)
 	return nil
 }
 
@@ -244,11 +244,11 @@ func (g *Gossip) PublishOwn(ctx context.Context, c *adp.Card) error {
 		return err // another card was set meanwhile; its own signal publishes it
 	}
 	if err != nil {
-		g.signal(g.ownChanged) // the loop publishes c
+		signal(g.ownChanged) // the loop publishes c
 		return err
 	}
 	drain(g.ownChanged) // a change not yet published: c, just published, is the latest
-	g.signal(g.ownSent)
+	signal(g.ownSent)
 	return nil
 }
 
@@ -262,7 +262,7 @@ func drain(ch chan struct{}) {
 
 // signal sends on a channel of capacity 1 without waiting: a signal
 // already pending stands for both.
-func (g *Gossip) signal(ch chan struct{}) {
+func signal(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
