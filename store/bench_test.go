@@ -265,3 +265,44 @@ func BenchmarkSweep(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/card")
 }
+
+// BenchmarkCardsAt reads the last page (100 cards) of 20,000, as GET
+// /v1/cards?offset=19900&limit=100 does; "x_full" is its time over
+// reading every card and keeping the last 100 (the listing's way before
+// CardsAt), measured in the same run.
+func BenchmarkCardsAt(b *testing.B) {
+	const total, page = 20_000, 100
+	s, err := store.Open(b.TempDir(), store.WithSmallMemory(), store.WithSweepInterval(0), store.WithMaxCards(total))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	for range total {
+		put(b, s, makeCard(b, newKey(b), cardSpec{seq: 1}), store.SourceGossip)
+	}
+	ctx := context.Background()
+	last := func(offset int) int {
+		n := 0
+		err := s.CardsAt(ctx, offset, "", func(*store.Record) bool { n++; return n < page })
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	full := perOp(5, func(int) {
+		var recs []*store.Record
+		if err := s.Cards(ctx, func(r *store.Record) bool { recs = append(recs, r); return true }); err != nil || len(recs) != total {
+			b.Fatalf("Cards: %d cards, %v", len(recs), err)
+		}
+	})
+	b.ResetTimer()
+	for b.Loop() {
+		if n := last(total - page); n != page {
+			b.Fatalf("CardsAt: %d cards, want %d", n, page)
+		}
+	}
+	b.StopTimer()
+	per := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(per.Nanoseconds())/1e3, "µs/op")
+	b.ReportMetric(float64(per)/float64(full), "x_full")
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -228,24 +229,77 @@ func (s *Store) Tombstone(ctx context.Context, agentID string) (*Record, error) 
 // card written meanwhile may or may not be seen. Corrupt values are
 // reported and skipped.
 func (s *Store) Cards(ctx context.Context, fn func(*Record) bool) error {
+	return s.CardsAt(ctx, 0, "", fn)
+}
+
+// CardsAt is Cards from the offset-th card in agent id order, with the
+// card of except (a normalized agent id; "" for none) neither counted nor
+// given. The cards before offset are passed over by their keys alone, in
+// short transactions, so a page deep in a large store costs reading its
+// keys, not decoding every card before it. A corrupt card counts as one.
+func (s *Store) CardsAt(ctx context.Context, offset int, except string, fn func(*Record) bool) error {
+	return s.cardsAt(ctx, offset, except, skipBatch, fn)
+}
+
+// cardsAt is CardsAt passing over at most batch keys per transaction.
+func (s *Store) cardsAt(ctx context.Context, offset int, except string, batch int, fn func(*Record) bool) error {
 	next := []byte(prefixCard)
+	for offset > 0 && next != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		next, offset, err = s.skipKeys(next, offset, except, batch)
+		if err != nil {
+			return err
+		}
+	}
 	for next != nil {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var batch []*Record
+		var recs []*Record
 		var err error
-		batch, next, err = s.cardBatch(next)
+		recs, next, err = s.cardBatch(next)
 		if err != nil {
 			return err
 		}
-		for _, r := range batch {
-			if !fn(r) {
+		for _, r := range recs {
+			if r.AgentID != except && !fn(r) {
 				return nil
 			}
 		}
 	}
 	return nil
+}
+
+// skipKeys passes over up to batch card keys from start, except's not
+// counted, until n are passed. It returns the key to continue from (nil
+// at the end) and how many are still to pass.
+func (s *Store) skipKeys(start []byte, n int, except string, batch int) ([]byte, int, error) {
+	if err := s.begin(); err != nil {
+		return nil, 0, err
+	}
+	defer s.end()
+	var next []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixCard)})
+		defer it.Close()
+		seen := 0
+		for it.Seek(start); it.Valid(); it.Next() {
+			key := it.Item().Key()
+			if n == 0 || seen == batch {
+				next = slices.Clone(key)
+				return nil
+			}
+			seen++
+			if string(key[len(prefixCard):]) != except {
+				n--
+			}
+		}
+		return nil
+	})
+	return next, n, err
 }
 
 // cardBatch reads up to scanBatch cards from start and returns where to

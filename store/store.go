@@ -32,6 +32,8 @@ const (
 	maxCorruptReports = 64
 	// scanBatch is how many records Cards reads per read transaction.
 	scanBatch = 256
+	// skipBatch is how many keys CardsAt passes over per read transaction.
+	skipBatch = 8192
 	// maxIDCache bounds the normalized agent id cache.
 	maxIDCache = 1 << 14
 )
