@@ -555,6 +555,23 @@ func (n *Node) Peers() []peer.ID { return n.host.Network().Peers() }
 // CardCount returns the number of live cards held, the node's own included.
 func (n *Node) CardCount() int { return n.store.Count() }
 
+// CardPage returns at most limit of the live cards held, from offset in
+// agent id order, and how many are held; the cards before offset are not
+// read (store.CardsAt).
+func (n *Node) CardPage(ctx context.Context, offset, limit int) ([]*store.Record, int, error) {
+	var out []*store.Record
+	if limit > 0 {
+		err := n.store.CardsAt(ctx, offset, "", func(r *store.Record) bool {
+			out = append(out, r)
+			return len(out) < limit
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, n.store.Count(), nil
+}
+
 // Cards returns every live card held.
 func (n *Node) Cards(ctx context.Context) ([]*store.Record, error) {
 	var out []*store.Record

@@ -4,26 +4,36 @@ import (
 	"context"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/store"
 )
 
-// DescribedCards are the cards the ANP collection lists: the own card, and
-// on a directory peer every card it holds.
-func (n *Node) DescribedCards(ctx context.Context) ([]*adp.Card, error) {
-	own := n.Card()
-	cards := []*adp.Card{own}
-	if !n.cfg.Directory {
-		return cards, nil
-	}
-	recs, err := n.Cards(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range recs {
-		if r.Card.ID != own.ID {
-			cards = append(cards, r.Card)
+// DescribedCards returns at most limit of the cards the ANP collection
+// lists, from offset, and how many it lists: the own card first, then on a
+// directory peer every other card it holds, in agent id order. The held
+// cards before offset are not read (store.CardsAt).
+func (n *Node) DescribedCards(ctx context.Context, offset, limit int) ([]*adp.Card, int, error) {
+	total := 1
+	if n.cfg.Directory {
+		total += n.store.Count()
+		if n.store.Holds(n.agentID) {
+			total--
 		}
 	}
-	return cards, nil
+	var cards []*adp.Card
+	if offset == 0 && limit > 0 {
+		cards = append(cards, n.Card())
+	}
+	if !n.cfg.Directory || len(cards) == limit {
+		return cards, total, nil
+	}
+	err := n.store.CardsAt(ctx, max(offset-1, 0), n.agentID, func(r *store.Record) bool {
+		cards = append(cards, r.Card)
+		return len(cards) < limit
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return cards, total, nil
 }
 
 // DescribedCard returns the card an ANP description of agentID

@@ -49,10 +49,6 @@ func ANPCollection(cards []*adp.Card, baseURL string) ([]byte, error) {
 // more cards follow, "next" links to "<url>?page=<page+1>", the draft's
 // pagination.
 func ANPCollectionPage(cards []*adp.Card, baseURL string, page, size int) ([]byte, error) {
-	base, err := checkBaseURL(baseURL)
-	if err != nil {
-		return nil, err
-	}
 	if page < 1 {
 		return nil, fmt.Errorf("bridge: ANP page %d, pages start at 1", page)
 	}
@@ -61,26 +57,39 @@ func ANPCollectionPage(cards []*adp.Card, baseURL string, page, size int) ([]byt
 		from = min((page-1)*size, len(cards))
 		to = min(from+size, len(cards))
 	}
+	return ANPPage(cards[from:to], baseURL, page, to < len(cards))
+}
+
+// ANPPage builds page number page (from 1) of the collection from that
+// page's cards alone, for a caller that reads one page from a larger set;
+// more says whether another page follows (then "next" links to it).
+func ANPPage(items []*adp.Card, baseURL string, page int, more bool) ([]byte, error) {
+	base, err := checkBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if page < 1 {
+		return nil, fmt.Errorf("bridge: ANP page %d, pages start at 1", page)
+	}
 	var probs []adp.Problem
-	items := make([]doc, 0, to-from)
-	for i := from; i < to; i++ {
-		c := cards[i]
+	docs := make([]doc, 0, len(items))
+	for i, c := range items {
 		p, err := ANPDescriptionPath(c.ID)
 		if err != nil {
-			probs = append(probs, adp.Problem{Path: fmt.Sprintf("/items/%d/@id", i-from), Message: "card has no valid agent id: " + err.Error()})
+			probs = append(probs, adp.Problem{Path: fmt.Sprintf("/items/%d/@id", i), Message: "card has no valid agent id: " + err.Error()})
 			continue
 		}
-		items = append(items, doc{"@type": "ad:AgentDescription", "name": c.Name, "@id": base + p})
+		docs = append(docs, doc{"@type": "ad:AgentDescription", "name": c.Name, "@id": base + p})
 	}
 	if len(probs) > 0 {
 		return nil, &adp.ValidationError{Problems: probs}
 	}
 	self := base + ANPWellKnownPath
-	d := doc{"@context": anpContext, "@type": "CollectionPage", "url": self, "items": items}
+	d := doc{"@context": anpContext, "@type": "CollectionPage", "url": self, "items": docs}
 	if page > 1 {
 		d["url"] = fmt.Sprintf("%s?page=%d", self, page)
 	}
-	if size > 0 && to < len(cards) {
+	if more {
 		d["next"] = fmt.Sprintf("%s?page=%d", self, page+1)
 	}
 	return marshal(d)

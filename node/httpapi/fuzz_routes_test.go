@@ -26,12 +26,16 @@ func (inertService) Card() *adp.Card { return &adp.Card{ID: "agent://k51a", Name
 func (inertService) SetCard(context.Context, *adp.Card) (*adp.Card, error) {
 	return nil, store.ErrNotFound
 }
-func (inertService) Cards(context.Context) ([]*store.Record, error) { return nil, nil }
+func (inertService) CardPage(context.Context, int, int) ([]*store.Record, int, error) {
+	return nil, 0, nil
+}
 func (inertService) LookupCard(context.Context, string) (*store.Record, error) {
 	return nil, store.ErrNotFound
 }
-func (inertService) DescribedCards(context.Context) ([]*adp.Card, error) { return nil, nil }
-func (inertService) DescribedCard(string) *adp.Card                      { return nil }
+func (inertService) DescribedCards(context.Context, int, int) ([]*adp.Card, int, error) {
+	return nil, 0, nil
+}
+func (inertService) DescribedCard(string) *adp.Card { return nil }
 func (inertService) Discover(context.Context, *adp.DiscoverRequest, string) (*adp.DiscoverResponse, error) {
 	return &adp.DiscoverResponse{}, nil
 }

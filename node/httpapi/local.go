@@ -168,14 +168,14 @@ func rateAgent(ctx context.Context, svc Service, agent string, stars *int) (*Rat
 
 // cardPage lists the held cards from offset, at most limit.
 func cardPage(ctx context.Context, svc Service, offset, limit int) (*CardList, error) {
-	recs, err := svc.Cards(ctx)
+	recs, total, err := svc.CardPage(ctx, offset, limit)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	out := CardList{Count: len(recs), Cards: []CardView{}}
-	for i := offset; i < len(recs) && len(out.Cards) < limit; i++ {
-		out.Cards = append(out.Cards, viewRecord(recs[i], now))
+	out := CardList{Count: total, Cards: []CardView{}}
+	for _, r := range recs {
+		out.Cards = append(out.Cards, viewRecord(r, now))
 	}
 	return &out, nil
 }

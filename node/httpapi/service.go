@@ -20,13 +20,15 @@ type Service interface {
 	// Card is the node's own signed card; SetCard replaces it.
 	Card() *adp.Card
 	SetCard(ctx context.Context, c *adp.Card) (*adp.Card, error)
-	// Cards lists the held cards in agent id order; LookupCard finds one
-	// here or on the network.
-	Cards(ctx context.Context) ([]*store.Record, error)
+	// CardPage lists at most limit held cards from offset in agent id
+	// order, and how many are held; LookupCard finds one here or on the
+	// network.
+	CardPage(ctx context.Context, offset, limit int) ([]*store.Record, int, error)
 	LookupCard(ctx context.Context, agentID string) (*store.Record, error)
-	// DescribedCards are the cards the ANP collection lists; DescribedCard
-	// is the card /agents/{id}/ad.json describes, nil when none.
-	DescribedCards(ctx context.Context) ([]*adp.Card, error)
+	// DescribedCards returns at most limit of the cards the ANP collection
+	// lists, from offset, and how many it lists in all; DescribedCard is
+	// the card /agents/{id}/ad.json describes, nil when none.
+	DescribedCards(ctx context.Context, offset, limit int) ([]*adp.Card, int, error)
 	DescribedCard(agentID string) *adp.Card
 	// AgentCardID is the AgentCard agent_id (a ULID kept in the data
 	// directory); SignA2A signs an A2A AgentCard with the node's key.

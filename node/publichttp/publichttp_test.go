@@ -44,8 +44,11 @@ func newFake(t testing.TB) *fakeService {
 func (f *fakeService) Card() *adp.Card                  { return f.card }
 func (f *fakeService) AgentCardID() string              { return "01ARZ3NDEKTSV4RRFFQ69G5FAV" }
 func (f *fakeService) SignA2A(b []byte) ([]byte, error) { return bridge.SignA2A(b, f.sk) }
-func (f *fakeService) DescribedCards(context.Context) ([]*adp.Card, error) {
-	return []*adp.Card{f.card}, nil
+func (f *fakeService) DescribedCards(_ context.Context, offset, limit int) ([]*adp.Card, int, error) {
+	if offset > 0 || limit < 1 {
+		return nil, 1, nil
+	}
+	return []*adp.Card{f.card}, 1, nil
 }
 
 func (f *fakeService) DescribedCard(id string) *adp.Card {
@@ -69,8 +72,11 @@ func (f *fakeService) record() *store.Record {
 	return &store.Record{AgentID: f.card.ID, Card: f.card, ReceivedAt: time.Unix(0, 0), Source: store.SourceSelf}
 }
 
-func (f *fakeService) Cards(context.Context) ([]*store.Record, error) {
-	return []*store.Record{f.record()}, nil
+func (f *fakeService) CardPage(_ context.Context, offset, limit int) ([]*store.Record, int, error) {
+	if offset > 0 || limit < 1 {
+		return nil, 1, nil
+	}
+	return []*store.Record{f.record()}, 1, nil
 }
 
 func (f *fakeService) HeldCard(_ context.Context, id string) (*store.Record, error) {

@@ -30,9 +30,10 @@ type Service interface {
 	wellknown.Source
 	Status() nodeapi.Status
 	PeerInfos() []nodeapi.PeerInfo
-	// Cards lists the held cards in agent id order; HeldCard finds one
-	// held card (store.ErrNotFound when there is none).
-	Cards(ctx context.Context) ([]*store.Record, error)
+	// CardPage lists at most limit held cards from offset in agent id
+	// order, and how many are held; HeldCard finds one held card
+	// (store.ErrNotFound when there is none).
+	CardPage(ctx context.Context, offset, limit int) ([]*store.Record, int, error)
 	HeldCard(ctx context.Context, agentID string) (*store.Record, error)
 	// Discover ranks agents; the server asks scope "local" only.
 	Discover(ctx context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error)

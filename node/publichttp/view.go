@@ -107,15 +107,15 @@ func (h *handler) cards(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, err)
 		return
 	}
-	recs, err := h.svc.Cards(r.Context())
+	recs, total, err := h.svc.CardPage(r.Context(), offset, limit)
 	if err != nil {
 		httpapi.WriteError(w, err)
 		return
 	}
 	now := time.Now()
-	out := httpapi.CardList{Count: len(recs), Cards: []httpapi.CardView{}}
-	for i := offset; i < len(recs) && len(out.Cards) < limit; i++ {
-		v := httpapi.ViewCard(recs[i], now)
+	out := httpapi.CardList{Count: total, Cards: []httpapi.CardView{}}
+	for _, rec := range recs {
+		v := httpapi.ViewCard(rec, now)
 		v.Signature = ""
 		out.Cards = append(out.Cards, v)
 	}

@@ -56,9 +56,10 @@ type Source interface {
 	AgentCardID() string
 	// SignA2A signs an A2A AgentCard with the node's key (bridge.SignA2A).
 	SignA2A(card []byte) ([]byte, error)
-	// DescribedCards are the cards the ANP collection lists; DescribedCard
-	// the card an ANP description of agentID is made from, nil when none.
-	DescribedCards(ctx context.Context) ([]*adp.Card, error)
+	// DescribedCards returns at most limit of the cards the ANP collection
+	// lists, from offset, and how many it lists in all; DescribedCard the
+	// card an ANP description of agentID is made from, nil when none.
+	DescribedCards(ctx context.Context, offset, limit int) ([]*adp.Card, int, error)
 	DescribedCard(agentID string) *adp.Card
 }
 
@@ -209,11 +210,12 @@ func (d *Docs) anpCollection(ctx context.Context, b Base, q url.Values) (*Docume
 		}
 		page = p
 	}
-	cards, err := d.src.DescribedCards(ctx)
+	offset := (page - 1) * ANPPageSize
+	cards, total, err := d.src.DescribedCards(ctx, offset, ANPPageSize)
 	if err != nil {
 		return nil, err
 	}
-	body, err := bridge.ANPCollectionPage(cards, b.URL, page, ANPPageSize)
+	body, err := bridge.ANPPage(cards, b.URL, page, offset+len(cards) < total)
 	if err != nil {
 		return nil, err
 	}

@@ -40,8 +40,11 @@ func (s *source) SignA2A(b []byte) ([]byte, error) {
 	s.signs.Add(1)
 	return bridge.SignA2A(b, s.sk)
 }
-func (s *source) DescribedCards(context.Context) ([]*adp.Card, error) {
-	return []*adp.Card{s.Card()}, nil
+func (s *source) DescribedCards(_ context.Context, offset, limit int) ([]*adp.Card, int, error) {
+	if offset > 0 || limit < 1 {
+		return nil, 1, nil
+	}
+	return []*adp.Card{s.Card()}, 1, nil
 }
 func (s *source) DescribedCard(id string) *adp.Card {
 	if id == s.Card().ID {
