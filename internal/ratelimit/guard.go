@@ -47,7 +47,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "adpnode_ratelimit_refused_total",
-		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, public_http, public_discover, dht_put, connect) and scope (peer, network).",
+		Help: "Requests refused by a rate limit, by guard (advertise, discover, gossip, public_http, public_discover, public_conns, dht_put, connect) and scope (peer, network).",
 	}, []string{"guard", "scope"})
 	if reg != nil {
 		if err := reg.Register(c); err != nil {

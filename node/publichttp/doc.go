@@ -24,8 +24,12 @@
 // IP and to its network (IPv4 /24, IPv6 /48) by package internal/ratelimit
 // (429 with Retry-After when refused; discovery has a stricter budget of
 // its own); the server has read-header, read, write and idle timeouts, a
-// header size limit ([MaxHeaderBytes]) and a cap on open connections
-// ([DefaultMaxConns]). The Host header is not checked: the server is
+// header size limit ([MaxHeaderBytes]), a cap on open connections
+// ([DefaultMaxConns]) and caps on those one source IP and one source
+// network keep open ([DefaultMaxConnsPerIP], [DefaultMaxConnsPerNetwork];
+// a connection past one is closed as it is accepted, so that one source
+// cannot take every slot). Listings read one page of the held cards, never
+// all of them. The Host header is not checked: the server is
 // public, and the documents link to the configured public URL (WithURL)
 // or, without one, to the Host the client asked for.
 //

@@ -18,6 +18,12 @@ const (
 	// DefaultMaxConns caps the connections open at once; further clients
 	// wait in the kernel's accept queue.
 	DefaultMaxConns = 256
+	// DefaultMaxConnsPerIP and DefaultMaxConnsPerNetwork cap the
+	// connections one source IP address and one source network (IPv4
+	// /24, IPv6 /48; loopback addresses not counted in one) keep open:
+	// a browser opens about 6, and one source cannot hold every slot.
+	DefaultMaxConnsPerIP      = 32
+	DefaultMaxConnsPerNetwork = 64
 	// MaxQueryBytes bounds the raw query of any request (414 above).
 	MaxQueryBytes = 2048
 	// MaxListParams bounds the values of one repeated query parameter.
@@ -59,6 +65,7 @@ type config struct {
 	limits         ratelimit.Config
 	discoverLimits ratelimit.Config
 	maxConns       int
+	perIP, perNet  int
 	reg            prometheus.Registerer
 	now            func() time.Time
 	a2a            http.Handler // POST httpapi.A2APath; nil = read-only
@@ -73,6 +80,8 @@ func newConfig(opts []Option) config {
 		limits:         DefaultLimits,
 		discoverLimits: DefaultDiscoverLimits,
 		maxConns:       DefaultMaxConns,
+		perIP:          DefaultMaxConnsPerIP,
+		perNet:         DefaultMaxConnsPerNetwork,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -124,8 +133,24 @@ func WithMaxConns(n int) Option {
 	}
 }
 
+// WithMaxSourceConns caps the connections one source IP address and one
+// source network keep open (default DefaultMaxConnsPerIP and
+// DefaultMaxConnsPerNetwork; values below 1 are ignored). A connection
+// past a cap is closed as it is accepted.
+func WithMaxSourceConns(perIP, perNetwork int) Option {
+	return func(c *config) {
+		if perIP > 0 {
+			c.perIP = perIP
+		}
+		if perNetwork > 0 {
+			c.perNet = perNetwork
+		}
+	}
+}
+
 // WithRegisterer counts rate-limit refusals on reg (guards
-// "public_http" and "public_discover"); default: not registered.
+// "public_http", "public_discover" and "public_conns"); default: not
+// registered.
 func WithRegisterer(reg prometheus.Registerer) Option { return func(c *config) { c.reg = reg } }
 
 // WithClock sets the rate limiters' clock (default time.Now).

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/bridge"
 	"github.com/adpnode/adpnode/internal/cardtest"
+	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/internal/ratelimit"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/node/publichttp"
@@ -224,4 +226,40 @@ func TestMaxConns(t *testing.T) {
 	if resp, body := fetch(t, second, "GET", url+"/.well-known/adp-card.json"); resp.StatusCode != 200 {
 		t.Fatalf("after the first closed: %d %s", resp.StatusCode, body)
 	}
+}
+
+// TestMaxSourceConns: with a cap of one connection per source IP, a
+// second connection from the same address is closed unserved while
+// another address is served, and is served once the first one closes.
+func TestMaxSourceConns(t *testing.T) {
+	url := serve(t, newFake(t), publichttp.WithMaxSourceConns(1, 1), publichttp.WithLimits(unlimited, unlimited))
+	from := func(ip string) *http.Client {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 5 * time.Second}
+	}
+	first := from("127.0.0.1")
+	if resp, _ := fetch(t, first, "GET", url+"/.well-known/adp-card.json"); resp.StatusCode != 200 {
+		t.Fatalf("first: %d", resp.StatusCode)
+	}
+	// first's connection stays open (keep-alive) and holds 127.0.0.1's slot.
+	second := from("127.0.0.1")
+	if _, err := second.Get(url + "/.well-known/adp-card.json"); err == nil {
+		t.Fatal("a second connection from 127.0.0.1 was served while the first was open")
+	}
+	if resp, _ := fetch(t, from("127.0.0.2"), "GET", url+"/.well-known/adp-card.json"); resp.StatusCode != 200 {
+		t.Fatalf("another loopback address: %d", resp.StatusCode)
+	}
+	first.CloseIdleConnections()
+	// The server frees the slot when it reads the close.
+	polltest.Until(t, 10*time.Second, func() error {
+		resp, err := second.Get(url + "/.well-known/adp-card.json")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	})
 }

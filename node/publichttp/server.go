@@ -41,14 +41,20 @@ type Service interface {
 
 // Server is the public HTTP server. Safe for concurrent use.
 type Server struct {
-	http     *http.Server
-	maxConns int
+	http          *http.Server
+	maxConns      int
+	perIP, perNet int
+	metrics       *ratelimit.Metrics
 }
 
 // New returns the public server of svc; Serve starts it.
 func New(svc Service, opts ...Option) (*Server, error) {
 	cfg := newConfig(opts)
-	h, err := newHandler(svc, cfg)
+	m, err := ratelimit.NewMetrics(cfg.reg)
+	if err != nil {
+		return nil, err
+	}
+	h, err := newHandler(svc, cfg, m)
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +69,19 @@ func New(svc Service, opts ...Option) (*Server, error) {
 			ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
 		},
 		maxConns: cfg.maxConns,
+		perIP:    cfg.perIP,
+		perNet:   cfg.perNet,
+		metrics:  m,
 	}, nil
 }
 
 // Serve accepts connections on ln, at most the configured number open at
-// once, until Shutdown or Close (then it returns http.ErrServerClosed).
+// once (further clients wait in the kernel's accept queue) and at most
+// the configured numbers from one source IP and one source network (a
+// further connection from there is closed as it is accepted), until
+// Shutdown or Close (then it returns http.ErrServerClosed).
 func (s *Server) Serve(ln net.Listener) error {
-	return s.http.Serve(netutil.LimitListener(ln, s.maxConns))
+	return s.http.Serve(ratelimit.LimitSources(netutil.LimitListener(ln, s.maxConns), s.perIP, s.perNet, true, s.metrics))
 }
 
 // Shutdown stops accepting and waits, until ctx ends, for the requests in
@@ -92,15 +104,11 @@ type handler struct {
 	a2a      bool // an A2A server answers at POST httpapi.A2APath
 }
 
-func newHandler(svc Service, cfg config) (http.Handler, error) {
+func newHandler(svc Service, cfg config, m *ratelimit.Metrics) (http.Handler, error) {
 	if cfg.url != "" {
 		if err := CheckURL(cfg.url); err != nil {
 			return nil, err
 		}
-	}
-	m, err := ratelimit.NewMetrics(cfg.reg)
-	if err != nil {
-		return nil, err
 	}
 	h := &handler{
 		svc: svc, docs: wellknown.New(svc), url: strings.TrimRight(cfg.url, "/"), log: cfg.log,
