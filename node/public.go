@@ -19,9 +19,9 @@ func (n *Node) servePublic() error {
 		publichttp.WithRegisterer(n.metrics.Reg)}
 	switch n.cfg.PublicA2A {
 	case PublicA2AOpen:
-		opts = append(opts, publichttp.WithA2A(n.a2aSrv.Handler()))
+		opts = append(opts, publichttp.WithA2A(n.a2aSrv.PublicHandler()))
 	case PublicA2ADIDWba:
-		opts = append(opts, publichttp.WithA2A(n.DIDWbaAuthenticator().Middleware(n.a2aSrv.Handler())))
+		opts = append(opts, publichttp.WithA2A(n.DIDWbaAuthenticator().Middleware(n.a2aSrv.PublicHandler())))
 	}
 	if path, doc := n.DIDDocument(); doc != nil {
 		opts = append(opts, publichttp.WithDIDDocument(path, doc))

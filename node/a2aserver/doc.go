@@ -65,7 +65,10 @@
 // reply chunk) evicts the expired ones, then the oldest finished ones,
 // and is refused (-32603; a chunk fails its task) when only running
 // tasks are left, as is a send while WithMaxRunning calls are in flight.
-// A call ends after WithCallTimeout; a reply over 16 MiB fails its task.
+// Calls that came through PublicHandler are also bounded apart, in all
+// and per source IP address (WithPublicRunning), so that the local API
+// keeps a share no stranger can take. A call ends after WithCallTimeout;
+// a reply over 16 MiB fails its task.
 //
 // # Use
 //
@@ -73,7 +76,8 @@
 // URL its card names: export the card with
 // bridge.ToA2A(WithJSONRPC(card, url)) wherever the A2A card is served,
 // so the card's JSON-RPC interfaces (1.0 and 0.3) and the mount agree.
-// The node mounts one Server at httpapi.A2APath of its local API. Close
+// The node mounts one Server at httpapi.A2APath of its local API, and
+// the same Server's PublicHandler on its public server. Close
 // cancels the calls in flight (their tasks end canceled), which also ends
 // the open event streams, and waits for the calls. A Server is safe for
 // concurrent use.

@@ -16,6 +16,8 @@ type config struct {
 	taskTTL      time.Duration
 	callTimeout  time.Duration
 	maxRunning   int
+	maxPublic    int
+	perSource    int
 	heartbeat    time.Duration
 }
 
@@ -28,6 +30,8 @@ func newConfig(opts []Option) config {
 		taskTTL:      DefaultTaskTTL,
 		callTimeout:  DefaultCallTimeout,
 		maxRunning:   DefaultMaxRunning,
+		maxPublic:    DefaultMaxPublicRunning,
+		perSource:    DefaultMaxRunningPerSource,
 		heartbeat:    sseHeartbeat,
 	}
 	for _, o := range opts {
@@ -93,6 +97,21 @@ func WithMaxRunning(n int) Option {
 	return func(c *config) {
 		if n > 0 {
 			c.maxRunning = n
+		}
+	}
+}
+
+// WithPublicRunning bounds the calls in flight that came through
+// PublicHandler (default DefaultMaxPublicRunning) and those from one
+// source IP address among them (default DefaultMaxRunningPerSource); a
+// send beyond either is refused. Values below 1 are ignored.
+func WithPublicRunning(total, perSource int) Option {
+	return func(c *config) {
+		if total > 0 {
+			c.maxPublic = total
+		}
+		if perSource > 0 {
+			c.perSource = perSource
 		}
 	}
 }

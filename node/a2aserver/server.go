@@ -9,12 +9,14 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/aitp"
+	"github.com/adpnode/adpnode/internal/ratelimit"
 	"github.com/adpnode/adpnode/node/a2awire"
 )
 
@@ -45,6 +47,8 @@ type Server struct {
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	closed bool
+	public int                // calls in flight from PublicHandler
+	source map[netip.Addr]int // of those, by source IP (none at 0)
 	wg     sync.WaitGroup
 }
 
@@ -57,6 +61,7 @@ func New(agent Agent, opts ...Option) *Server {
 		cfg:     cfg,
 		store:   newStore(cfg.maxTasks, cfg.maxTaskBytes, cfg.taskTTL, cfg.now),
 		running: make(chan struct{}, cfg.maxRunning),
+		source:  map[netip.Addr]int{},
 		ctx:     ctx,
 		cancel:  cancel,
 	}
@@ -64,6 +69,18 @@ func New(agent Agent, opts ...Option) *Server {
 
 // Handler returns s as an http.Handler, to mount on a mux.
 func (s *Server) Handler() http.Handler { return s }
+
+// PublicHandler returns the handler to mount where anyone can reach it:
+// the same server and tasks, but its calls in flight are bounded apart
+// (WithPublicRunning), in all and per source IP address, so that the
+// strangers of a public server cannot take every call from the local
+// API, and one of them not every public one.
+func (s *Server) PublicHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		src := ratelimit.SourceIP(r)
+		s.serve(w, r, &src)
+	})
+}
 
 // Close cancels every call in flight (their tasks end canceled), ends the
 // open event streams and waits for the calls. It is idempotent.
@@ -104,7 +121,11 @@ var methods = map[string]method{
 // ServeHTTP answers one JSON-RPC request (A2A 1.0 Section 9; 0.3
 // Section 7): a POST of one request object, answered by one response
 // object or, for the streaming methods, an event stream of responses.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, nil) }
+
+// serve is ServeHTTP; src is the source address of a request that came
+// through PublicHandler, nil for one through Handler.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, src *netip.Addr) {
 	asked, known := parseVersion(r.Header.Get(a2awire.VersionHeader))
 	version := a2awire.Version10
 	if known && asked != "" {
@@ -152,7 +173,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	enc := encoder{version: m.version}
 	switch m.op {
 	case opSend:
-		s.send(w, r, req, m, enc)
+		s.send(w, r, req, m, enc, src)
 	case opGet:
 		s.getTask(w, req, enc)
 	case opCancel:
@@ -178,7 +199,7 @@ func parseVersion(h string) (v string, known bool) {
 
 // send starts a task for the message and answers when it has finished
 // (or at once when asked), or streams its updates.
-func (s *Server) send(w http.ResponseWriter, r *http.Request, req *request, m method, enc encoder) {
+func (s *Server) send(w http.ResponseWriter, r *http.Request, req *request, m method, enc encoder, src *netip.Addr) {
 	sr, rerr := checkSend(req.params, m.version)
 	if rerr == nil {
 		rerr = s.checkFollowUp(sr.msg.taskID)
@@ -191,7 +212,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, req *request, m me
 		writeError(w, http.StatusOK, req.id, m.version, rerr)
 		return
 	}
-	first, err := s.start(c, sr.msg, m.stream)
+	first, err := s.start(c, sr.msg, m.stream, src)
 	if err != nil {
 		writeError(w, http.StatusOK, req.id, m.version, errorOf(err, ""))
 		return
@@ -239,18 +260,23 @@ func (s *Server) checkFollowUp(taskID string) *Error {
 }
 
 // start keeps a new task for msg, runs its call in the background and
-// returns the task as kept (submitted).
-func (s *Server) start(c call, msg message, stream bool) (task, error) {
+// returns the task as kept (submitted). A call from src (nil: the local
+// API) is charged to the public bounds as well.
+func (s *Server) start(c call, msg message, stream bool, src *netip.Addr) (task, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return task{}, ErrClosed
+	}
+	if src != nil && (s.public >= s.cfg.maxPublic || s.source[*src] >= s.cfg.perSource) {
+		return task{}, ErrBusy
 	}
 	select {
 	case s.running <- struct{}{}:
 	default:
 		return task{}, ErrBusy
 	}
+	s.charge(src, 1)
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.callTimeout)
 	msg.taskID = newID()
 	if msg.contextID == "" {
@@ -259,17 +285,35 @@ func (s *Server) start(c call, msg message, stream bool) (task, error) {
 	t := task{id: msg.taskID, contextID: msg.contextID, state: stateSubmitted, history: []message{msg}}
 	if err := s.store.add(&t, cancel); err != nil {
 		cancel()
+		s.charge(src, -1)
 		<-s.running
 		return task{}, err
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer func() { <-s.running }()
+		defer func() {
+			s.mu.Lock()
+			s.charge(src, -1)
+			s.mu.Unlock()
+			<-s.running
+		}()
 		defer cancel()
 		s.run(ctx, t.id, t.contextID, c, stream)
 	}()
 	return t, nil
+}
+
+// charge counts d more calls in flight from src (nil: none to count).
+// The caller holds s.mu.
+func (s *Server) charge(src *netip.Addr, d int) {
+	if src == nil {
+		return
+	}
+	s.public += d
+	if s.source[*src] += d; s.source[*src] <= 0 {
+		delete(s.source, *src)
+	}
 }
 
 // run makes the call of task id: working, then one artifact part per

@@ -499,3 +499,59 @@ func TestBlockingSendOutlivesWriteTimeout(t *testing.T) {
 		t.Fatalf("%d %s (%v), want the completed task", resp.StatusCode, body, err)
 	}
 }
+
+// TestPublicRunning: calls through PublicHandler are bounded in all and
+// per source address below the server's own bound, which the local
+// handler may still fill; a call that ends frees its public slot.
+func TestPublicRunning(t *testing.T) {
+	s := newServer(t, newFakeAgent(), a2aserver.WithMaxRunning(4), a2aserver.WithPublicRunning(3, 2))
+	block := sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block"}}]},"configuration":{"returnImmediately":true}}`)
+	send := func(h http.Handler, from string) (string, bool) {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(block))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set(a2awire.VersionHeader, "1.0")
+		r.RemoteAddr = from
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		a := decode(t, w.Body.Bytes())
+		if a.Error != nil {
+			if a.Error.Code != a2awire.CodeInternalError || !strings.Contains(a.Error.Message, "too many") {
+				t.Fatalf("refusal from %s: %s", from, w.Body.Bytes())
+			}
+			return "", false
+		}
+		return taskID(t, a.Result), true
+	}
+	pub, local := s.PublicHandler(), s.Handler()
+	first, ok1 := send(pub, "198.51.100.1:1000")
+	_, ok2 := send(pub, "198.51.100.1:1001")
+	if !ok1 || !ok2 {
+		t.Fatal("a source's first two public calls were refused")
+	}
+	if _, ok := send(pub, "198.51.100.1:1002"); ok {
+		t.Fatal("a source's third public call ran; the bound per source is 2")
+	}
+	if _, ok := send(pub, "[2001:db8::1]:1000"); !ok {
+		t.Fatal("another source's first public call was refused")
+	}
+	if _, ok := send(pub, "[2001:db8::2]:1000"); ok {
+		t.Fatal("a fourth public call ran; the public bound is 3")
+	}
+	if _, ok := send(local, "127.0.0.1:1000"); !ok {
+		t.Fatal("a local call was refused with public calls at their bound")
+	}
+	if _, ok := send(local, "127.0.0.1:1001"); ok {
+		t.Fatal("a fifth call ran; the server's bound is 4")
+	}
+	_, _, body := post(t, local, "1.0", sendBody(a2awire.MethodCancelTask, fmt.Sprintf(`{"id":%q}`, first)))
+	if a := decode(t, body); a.Error != nil {
+		t.Fatalf("cancel: %s", body)
+	}
+	polltest.Until(t, 5*time.Second, func() error {
+		if _, ok := send(pub, "198.51.100.1:1003"); !ok {
+			return fmt.Errorf("the source's slot is still taken")
+		}
+		return nil
+	})
+}

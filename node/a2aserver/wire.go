@@ -26,6 +26,12 @@ const (
 	DefaultCallTimeout = 5 * time.Minute
 	// DefaultMaxRunning bounds the tool calls in flight (WithMaxRunning).
 	DefaultMaxRunning = 64
+	// DefaultMaxPublicRunning bounds the calls in flight that came through
+	// PublicHandler, so that the local API always has the rest, and
+	// DefaultMaxRunningPerSource those from one source IP address
+	// (WithPublicRunning).
+	DefaultMaxPublicRunning    = 48
+	DefaultMaxRunningPerSource = 8
 	// maxReplyBytes bounds what one task keeps of a reply: the sum of its
 	// artifact parts. A longer reply fails the task.
 	maxReplyBytes = 16 << 20
