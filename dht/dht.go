@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ipfs/go-cid"
 	kaddht "github.com/libp2p/go-libp2p-kad-dht"
 	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -30,16 +31,20 @@ type DHT struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	cards  map[peer.ID]*adp.Card // remembered for republishing
-	closed bool
+	mu    sync.Mutex
+	cards map[peer.ID]*adp.Card // remembered for republishing
+	// provided is when each tag key was last announced as a provider
+	// record; a put within the republish interval does not announce it
+	// again (emptied at each republish, which announces every key).
+	provided map[cid.Cid]time.Time
+	closed   bool
 
 	memo     *memoValidator      // the validator kad-dht runs
 	incoming chan incomingRecord // nil without an OnCard sink
 
 	puts, republished, republishFailed, gets, getMisses atomic.Uint64
 	incomingCards, incomingDropped, incomingInvalid     atomic.Uint64
-	putsRefused                                         atomic.Uint64
+	putsRefused, provides                               atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -56,6 +61,7 @@ type Stats struct {
 	IncomingDropped uint64 // records put here while the queue was full
 	IncomingInvalid uint64 // records put here that failed Validate
 	PutsRefused     uint64 // card and provider puts dropped by WithPutLimit
+	Provides        uint64 // provider records announced (one per tag key)
 }
 
 // Stats returns the operation counters.
@@ -68,6 +74,7 @@ func (d *DHT) Stats() Stats {
 		GetMisses:       d.getMisses.Load(),
 		IncomingCards:   d.incomingCards.Load(),
 		IncomingDropped: d.incomingDropped.Load(),
+		Provides:        d.provides.Load(),
 		IncomingInvalid: d.incomingInvalid.Load(),
 		PutsRefused:     d.putsRefused.Load(),
 	}
@@ -99,12 +106,13 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &DHT{
-		h:      h,
-		cfg:    cfg,
-		ctx:    ctx,
-		cancel: cancel,
-		cards:  make(map[peer.ID]*adp.Card),
-		memo:   memo,
+		h:        h,
+		cfg:      cfg,
+		ctx:      ctx,
+		cancel:   cancel,
+		cards:    make(map[peer.ID]*adp.Card),
+		provided: make(map[cid.Cid]time.Time),
+		memo:     memo,
 	}
 	if cfg.onCard != nil {
 		d.incoming = make(chan incomingRecord, IncomingQueue)
@@ -205,7 +213,8 @@ func (d *DHT) RoutingTableSize() int { return d.kad.RoutingTable().Size() }
 
 // PutCard stores a signed card under its key on the closest peers,
 // announces its skill tags and their parent paths as provider records
-// (none for a revocation) and remembers it for the republish loop. It
+// (none for a revocation; a key announced within the republish interval
+// is not announced again) and remembers it for the republish loop. It
 // fails before touching the network when the card does not pass Validate
 // or is older than a card already put for the agent (ErrOlder). A card
 // that failed to reach the network is still remembered: the republish loop
@@ -258,14 +267,28 @@ func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
 	var errs []error
 	for _, tag := range provideKeys(d.cfg.tags, c.Skills) {
 		k, err := TagCID(tag)
-		if err != nil {
+		if err != nil || d.providedLately(k) {
 			continue // provideKeys already bounds length
 		}
 		if err := d.kad.Provide(ctx, k, true); err != nil {
 			errs = append(errs, fmt.Errorf("dht: provide tag %q: %w", tag, err))
+			continue
 		}
+		d.provides.Add(1)
+		d.mu.Lock()
+		d.provided[k] = time.Now()
+		d.mu.Unlock()
 	}
 	return errors.Join(errs...)
+}
+
+// providedLately reports whether k was announced within the republish
+// interval: its provider records are still fresh on the network.
+func (d *DHT) providedLately(k cid.Cid) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	at, ok := d.provided[k]
+	return ok && time.Since(at) < d.cfg.republish
 }
 
 // Forget stops republishing the card of agentID. The records already put
@@ -367,6 +390,7 @@ func (d *DHT) republishLoop() {
 
 func (d *DHT) republish() {
 	d.mu.Lock()
+	clear(d.provided) // every key of a remembered card is announced again
 	cards := make(map[peer.ID]*adp.Card, len(d.cards))
 	for p, c := range d.cards {
 		cards[p] = c

@@ -260,10 +260,13 @@ func TestRepublish(t *testing.T) {
 	polltest.For(t, 10*time.Second, "routing table of host 0 holds the late joiner", func() bool {
 		return c.dhts[0].RoutingTableSize() == 2
 	})
-	before := c.dhts[0].Stats().Republished
+	before := c.dhts[0].Stats()
 	polltest.For(t, 10*time.Second, "republished after the late joiner arrived", func() bool {
-		return c.dhts[0].Stats().Republished > before
+		return c.dhts[0].Stats().Republished > before.Republished
 	})
+	if after := c.dhts[0].Stats(); after.Provides <= before.Provides {
+		t.Fatalf("the republish announced no provider record: %d before, %d after", before.Provides, after.Provides)
+	}
 
 	// Take the owner and the first holder away.
 	for _, i := range []int{0, 1} {
@@ -281,6 +284,41 @@ func TestRepublish(t *testing.T) {
 	}
 	if !bytes.Equal(got.Raw(), card.Raw()) {
 		t.Fatal("late joiner holds another card")
+	}
+}
+
+// TestProvideOnce: a newer card with the same skills announces no
+// provider record again; one with a new skill announces only that
+// skill's keys, and another node finds it by the new tag.
+func TestProvideOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := newCluster(t, 2, p2pnet.Mocknet)
+	sk, _ := c.net.Key(0)
+	h0, _ := c.net.Host(0)
+	d := c.dhts[0]
+	if err := d.PutCard(ctx, cardtest.Signed(t, sk, 1, "alpha", "nlp/translation")); err != nil {
+		t.Fatal(err)
+	}
+	first := d.Stats().Provides
+	if first == 0 {
+		t.Fatal("the first put announced no provider record")
+	}
+	if err := d.PutCard(ctx, cardtest.Signed(t, sk, 2, "alpha", "nlp/translation")); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats(); s.Provides != first || s.Puts != 2 {
+		t.Fatalf("a newer card with the same skills: %d puts, %d provider records announced, want 2 and %d", s.Puts, s.Provides, first)
+	}
+	if err := d.PutCard(ctx, cardtest.Signed(t, sk, 3, "alpha", "nlp/translation", "vision/ocr")); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Stats().Provides - first; got != first { // vision and vision/ocr, as nlp and nlp/translation
+		t.Fatalf("a new skill announced %d provider records, want %d", got, first)
+	}
+	ps, err := c.dhts[1].FindByTag(ctx, "vision/ocr", 10)
+	if err != nil || !slices.ContainsFunc(ps, func(p peer.AddrInfo) bool { return p.ID == h0.ID() }) {
+		t.Fatalf("FindByTag(vision/ocr) = %v, %v; want %s among them", ps, err, h0.ID())
 	}
 }
 

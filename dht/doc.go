@@ -34,7 +34,9 @@
 // and whenever it runs low) unless [NoAutoRefresh]. [DHT.PutCard] stores
 // a card and its provider records at once and remembers it: kad-dht
 // never republishes values, so a background loop re-puts every
-// remembered card on the republish interval. [DHT.GetCard]
+// remembered card and announces every key again on the republish
+// interval. Between two rounds a newer card announces only the keys not
+// announced since the last one (a new skill), not those still fresh. [DHT.GetCard]
 // looks a card up by agent id. With an OnCard sink, every verified card
 // the DHT obtains reaches the node: fetched ones, and those peers put here,
 // which a bounded queue hands to a background verifier so kad-dht's request
