@@ -10,7 +10,9 @@
 //     later publishes the own card (Config.Publish: the node's publishes
 //     on the gossip topic, then starts the DHT put) and pulls the cards
 //     the connected bootstrap peers hold (Config.Sync), and pulls them
-//     once more ResyncAfter after that.
+//     once more ResyncAfter after that. These two pulls are not paced by
+//     the card sync's once per peer every 5 s (docs/protocol.md says so):
+//     a bootstrap peer serves a joining node three pulls in about 2 s.
 //
 // Nothing else is scheduled: peers that connect later get the card by
 // the greeting (package node/greeting) and give theirs by the sync on
