@@ -40,6 +40,13 @@ type Gossip struct {
 	wg          sync.WaitGroup // the rebroadcast loop
 	deliverDone chan struct{}  // closed when the delivery loop returns
 
+	// vmu guards vclosed; validating counts the validator's calls in
+	// flight, which Close waits for: none runs after Close returns (the
+	// node closes the store the validator reads next).
+	vmu        sync.RWMutex
+	vclosed    bool
+	validating sync.WaitGroup
+
 	mu         sync.Mutex
 	own        *adp.Card
 	ownVer     uint64        // how many times own was set: PublishOwn's check for a newer card
@@ -381,13 +388,18 @@ func (g *Gossip) Close() error {
 	return g.closeErr
 }
 
-// teardown stops, in order, the rebroadcast loop, the subscription (and
-// waits for the delivery loop to drain it), the topic, the router and the
+// teardown stops, in order, the validator (and waits for its calls in
+// flight), the rebroadcast loop, the subscription (and waits for the
+// delivery loop to drain it), the topic, the router and the
 // metrics. Every step tolerates a New that failed half way.
 func (g *Gossip) teardown() error {
 	var errs []error
+	g.vmu.Lock()
+	g.vclosed = true
+	g.vmu.Unlock()
 	g.loopCancel()
 	g.wg.Wait()
+	g.validating.Wait()
 	if g.sub != nil {
 		g.sub.Cancel()
 		if g.deliverDone != nil {

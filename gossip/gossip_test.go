@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,4 +292,63 @@ func TestOwnCardFloodsEveryNeighbour(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// blockingChecker holds every check of the owner's cards until release
+// is closed, after telling entered.
+type blockingChecker struct {
+	owner   peer.ID
+	entered chan struct{}
+	release chan struct{}
+	done    atomic.Bool // a held check has returned
+	next    gossip.Checker
+}
+
+func (b *blockingChecker) Check(raw []byte, owner peer.ID) (*adp.Card, error) {
+	if owner == b.owner {
+		select {
+		case b.entered <- struct{}{}:
+		default:
+		}
+		<-b.release
+		defer b.done.Store(true)
+	}
+	return b.next.Check(raw, owner)
+}
+
+// TestCloseWaitsForValidation: Close returns only after the validator's
+// calls in flight have returned, so that nothing the validator reads (the
+// node's store) is used after Close.
+func TestCloseWaitsForValidation(t *testing.T) {
+	nw := newNet(t, 2, p2pnet.Full)
+	owner := startNodes(t, nw, 0, 1)[0]
+	bc := &blockingChecker{owner: owner.h.ID(), entered: make(chan struct{}, 1), release: make(chan struct{}), next: adp.NewChecker(16)}
+	nodes := append([]*node{owner}, startNodes(t, nw, 1, 2, gossip.WithChecker(bc))...)
+	waitMeshed(t, nodes)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := owner.g.Publish(ctx, cardtest.Signed(t, owner.sk, 1, "owner")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-bc.entered:
+	case <-ctx.Done():
+		t.Fatal("the card never reached the validator")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- nodes[1].g.Close() }()
+	// Close must still wait when the check is let go: give it time to
+	// return early if it would.
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a validation was in flight", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(bc.release)
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if !bc.done.Load() {
+		t.Fatal("Close returned before the validation did")
+	}
 }

@@ -15,6 +15,14 @@ import (
 // publication); msg.GetFrom() is the publisher, authenticated by the
 // message signature that pubsub checked before calling us.
 func (g *Gossip) validate(_ context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
+	g.vmu.RLock()
+	if g.vclosed {
+		g.vmu.RUnlock()
+		return pubsub.ValidationIgnore // closing: nothing more is taken in
+	}
+	g.validating.Add(1)
+	g.vmu.RUnlock()
+	defer g.validating.Done()
 	res, reason, c := g.check(from, msg)
 	switch {
 	case res == pubsub.ValidationAccept && reason == reasonRefresh:
