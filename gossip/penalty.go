@@ -21,9 +21,11 @@ const (
 	rejectionWeight = -100
 	// rejectionDecay is the time the count takes to fall to about 1 %.
 	rejectionDecay = time.Hour
-	// maxRejecting bounds the peers tracked; past it the entries that
-	// decayed away are swept, then the new peer is counted anyway (a
-	// rejecting peer is never forgotten to make room).
+	// maxRejecting is the peers tracked past which a new one first
+	// sweeps away the entries that decayed to zero, at most once per
+	// decay interval (so each new peer does not scan them all); the new
+	// peer is counted anyway (a rejecting peer is never forgotten to make
+	// room).
 	maxRejecting = 4096
 )
 
@@ -36,8 +38,10 @@ type rejections struct {
 	decay    float64 // factor per interval
 	interval time.Duration
 
-	mu    sync.Mutex
-	peers map[peer.ID]rejectCount
+	mu     sync.Mutex
+	peers  map[peer.ID]rejectCount
+	swept  time.Time // the last sweep
+	sweeps int       // sweeps made (for tests)
 }
 
 type rejectCount struct {
@@ -72,7 +76,9 @@ func (r *rejections) add(p peer.ID) {
 	t := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.peers[p]; !ok && len(r.peers) >= maxRejecting {
+	if _, ok := r.peers[p]; !ok && len(r.peers) >= maxRejecting && t.Sub(r.swept) >= r.interval {
+		r.swept = t
+		r.sweeps++
 		for q, c := range r.peers {
 			if r.decayed(c, t) == 0 {
 				delete(r.peers, q)
