@@ -106,3 +106,5 @@ func (f nodeNet) Advertise(ctx context.Context, p peer.ID) error {
 	_, err := f.n.advertiseTo(ctx, p)
 	return err
 }
+
+func (f nodeNet) Greeted(p peer.ID) bool { return f.n.greeter.Greeted(p) }

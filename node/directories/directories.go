@@ -3,7 +3,6 @@ package directories
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -25,6 +24,19 @@ const (
 	Timeout = 10 * time.Second
 	// MaxFound bounds the DHT providers of Skill one Find looks at.
 	MaxFound = 20
+	// MaxKnown bounds the directory peers a Book keeps. Any card can
+	// claim Skill, so past it a new directory takes the place of the one
+	// that failed most advertisements in a row, or is not kept when every
+	// known one answers.
+	MaxKnown = 32
+	// MaxFailures is how many advertisements in a row a directory may
+	// fail before the Book forgets it (its next card makes it known
+	// again).
+	MaxFailures = 3
+	// Parallel is how many advertisements one round makes at once, so
+	// that a round of MaxKnown unreachable directories ends within
+	// MaxKnown/Parallel × Timeout (40 s), inside Interval.
+	Parallel = 8
 )
 
 // Network is what a Book needs of its node.
@@ -36,6 +48,9 @@ type Network interface {
 	Fetch(ctx context.Context, ai peer.AddrInfo) (*adp.Card, error)
 	// Advertise sends the node's card to p (adp.advertise).
 	Advertise(ctx context.Context, p peer.ID) error
+	// Greeted reports whether p was sent the node's current card when it
+	// connected (the greeting), or is being sent it.
+	Greeted(p peer.ID) bool
 }
 
 // Book is the directory peers a node knows. Safe for concurrent use.
@@ -45,7 +60,14 @@ type Book struct {
 	log  *slog.Logger
 
 	mu    sync.Mutex
-	peers map[peer.ID]string // directory peer -> its agent id
+	peers map[peer.ID]*entry // at most MaxKnown
+}
+
+// entry is a known directory peer.
+type entry struct {
+	agentID  string
+	failures int  // advertisements failed in a row
+	sent     bool // advertised to, or greeted, at least once
 }
 
 // New returns an empty Book of the node self; log (nil: discarded)
@@ -54,7 +76,7 @@ func New(self peer.ID, nw Network, log *slog.Logger) *Book {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Book{self: self, nw: nw, log: log, peers: make(map[peer.ID]string)}
+	return &Book{self: self, nw: nw, log: log, peers: make(map[peer.ID]*entry)}
 }
 
 // Note remembers c's owner as a directory peer when c carries Skill and
@@ -68,11 +90,35 @@ func (b *Book) Note(c *adp.Card) {
 	isDir := slices.Contains(c.Skills, Skill) && !c.IsRevocation()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if isDir {
-		b.peers[p] = c.ID
-	} else {
+	switch e := b.peers[p]; {
+	case !isDir:
 		delete(b.peers, p)
+	case e != nil:
+		e.agentID = c.ID
+	case len(b.peers) < MaxKnown:
+		b.peers[p] = &entry{agentID: c.ID}
+	default:
+		worst := b.worst()
+		if worst == "" {
+			b.log.Debug("directory not kept: the book is full of directories that answer", "peer", p)
+			return
+		}
+		delete(b.peers, worst)
+		b.peers[p] = &entry{agentID: c.ID}
 	}
+}
+
+// worst returns the known directory that failed most advertisements in
+// a row, "" when none failed its last one. The caller holds b.mu.
+func (b *Book) worst() peer.ID {
+	var worst peer.ID
+	most := 0
+	for p, e := range b.peers {
+		if e.failures > most || e.failures == most && most > 0 && p < worst {
+			worst, most = p, e.failures
+		}
+	}
+	return worst
 }
 
 // Forget forgets agentID as a directory peer (its card left the store).
@@ -90,7 +136,11 @@ func (b *Book) Forget(agentID string) {
 func (b *Book) Known() map[peer.ID]string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return maps.Clone(b.peers)
+	out := make(map[peer.ID]string, len(b.peers))
+	for p, e := range b.peers {
+		out[p] = e.agentID
+	}
+	return out
 }
 
 // Find looks the providers of Skill up in the DHT, within Timeout, and
@@ -115,18 +165,72 @@ func (b *Book) Find(ctx context.Context) {
 }
 
 // Advertise finds directories, then sends the node's card to every one
-// known, each within Timeout.
+// known, Parallel at a time, each within Timeout. A directory that has
+// had no advertisement yet but was greeted with the current card is
+// skipped this once (it has the card). A directory that fails MaxFailures
+// in a row is forgotten.
 func (b *Book) Advertise(ctx context.Context) {
 	b.Find(ctx)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, Parallel)
 	for p := range b.Known() {
+		if b.greetedFirst(p) {
+			continue
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
 		if ctx.Err() != nil {
-			return
+			break
 		}
-		actx, cancel := context.WithTimeout(ctx, Timeout)
-		if err := b.nw.Advertise(actx, p); err != nil {
-			b.log.Debug("advertise to directory", "peer", p, "err", err)
-		}
-		cancel()
+		wg.Go(func() {
+			defer func() { <-slots }()
+			actx, cancel := context.WithTimeout(ctx, Timeout)
+			err := b.nw.Advertise(actx, p)
+			cancel()
+			if err != nil {
+				b.log.Debug("advertise to directory", "peer", p, "err", err)
+			}
+			if ctx.Err() == nil {
+				b.sent(p, err == nil)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// greetedFirst reports whether p, not yet advertised to, was greeted with
+// the current card, and then marks it as sent.
+func (b *Book) greetedFirst(p peer.ID) bool {
+	b.mu.Lock()
+	e := b.peers[p]
+	first := e != nil && !e.sent
+	b.mu.Unlock()
+	if !first || !b.nw.Greeted(p) {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.peers[p]; e != nil {
+		e.sent = true
+	}
+	return true
+}
+
+// sent records the outcome of an advertisement to p.
+func (b *Book) sent(p peer.ID, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.peers[p]
+	switch {
+	case e == nil:
+	case ok:
+		e.sent, e.failures = true, 0
+	case e.failures+1 >= MaxFailures:
+		delete(b.peers, p)
+	default:
+		e.failures++
 	}
 }
 

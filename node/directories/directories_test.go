@@ -26,6 +26,11 @@ type network struct {
 	mu         sync.Mutex
 	fetched    []peer.ID
 	advertised []peer.ID
+	greeted    map[peer.ID]bool // Greeted's answers
+	failing    map[peer.ID]bool // Advertise fails for these
+	gate       chan struct{}    // when set, each Advertise waits for a value from it
+	inFlight   int              // advertisements running now
+	maxFlight  int              // the most that ran at once
 }
 
 func (n *network) FindByTag(_ context.Context, tag string, max int) ([]peer.AddrInfo, error) {
@@ -50,9 +55,38 @@ func (n *network) Fetch(_ context.Context, ai peer.AddrInfo) (*adp.Card, error) 
 
 func (n *network) Advertise(_ context.Context, p peer.ID) error {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	n.advertised = append(n.advertised, p)
+	n.inFlight++
+	n.maxFlight = max(n.maxFlight, n.inFlight)
+	gate, fail := n.gate, n.failing[p]
+	n.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	n.mu.Lock()
+	n.inFlight--
+	n.mu.Unlock()
+	if fail {
+		return errors.New("unreachable")
+	}
 	return nil
+}
+
+func (n *network) Greeted(p peer.ID) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.greeted[p]
+}
+
+// takeAdvertised returns the peers advertised to since the last call,
+// sorted.
+func (n *network) takeAdvertised() []peer.ID {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := n.advertised
+	n.advertised = nil
+	slices.Sort(out)
+	return out
 }
 
 func card(t *testing.T, b byte, skills string) (*adp.Card, peer.ID) {
@@ -164,5 +198,106 @@ func TestRunStops(t *testing.T) {
 	}
 	if nw.advertised[0] != pd {
 		t.Fatalf("advertised to %v, want %s", nw.advertised, pd)
+	}
+}
+
+// dirs returns n directory cards and their peers, from seeds 10 on.
+func dirs(t *testing.T, n int) ([]*adp.Card, []peer.ID) {
+	t.Helper()
+	var cs []*adp.Card
+	var ps []peer.ID
+	for i := range n {
+		c, p := card(t, byte(10+i), `["adp/directory"]`)
+		cs, ps = append(cs, c), append(ps, p)
+	}
+	return cs, ps
+}
+
+// TestBookBound: the Book keeps MaxKnown directories; past it a new one
+// takes the place of one whose advertisements failed, and is not kept
+// while every known one answers. A directory failing MaxFailures rounds
+// in a row is forgotten.
+func TestBookBound(t *testing.T) {
+	_, self := card(t, 1, `[]`)
+	cs, ps := dirs(t, directories.MaxKnown+2)
+	nw := &network{failing: map[peer.ID]bool{}}
+	b := directories.New(self, nw, nil)
+	for _, c := range cs[:directories.MaxKnown] {
+		b.Note(c)
+	}
+	b.Note(cs[directories.MaxKnown])
+	if k := b.Known(); len(k) != directories.MaxKnown || k[ps[directories.MaxKnown]] != "" {
+		t.Fatalf("a full book of answering directories took a new one: %d known", len(k))
+	}
+	nw.failing[ps[3]] = true
+	b.Advertise(context.Background())
+	if got := nw.takeAdvertised(); len(got) != directories.MaxKnown {
+		t.Fatalf("a round advertised to %d, want %d", len(got), directories.MaxKnown)
+	}
+	b.Note(cs[directories.MaxKnown])
+	k := b.Known()
+	if len(k) != directories.MaxKnown || k[ps[directories.MaxKnown]] == "" || k[ps[3]] != "" {
+		t.Fatalf("the new directory did not take the failing one's place: %d known, new %q, failing %q", len(k), k[ps[directories.MaxKnown]], k[ps[3]])
+	}
+	nw.failing[ps[5]] = true
+	for round := 1; round <= directories.MaxFailures; round++ {
+		if _, ok := b.Known()[ps[5]]; !ok {
+			t.Fatalf("forgotten after %d failed rounds, want %d", round-1, directories.MaxFailures)
+		}
+		b.Advertise(context.Background())
+	}
+	if _, ok := b.Known()[ps[5]]; ok {
+		t.Fatalf("still known after %d failed rounds", directories.MaxFailures)
+	}
+}
+
+// TestGreetedSkipped: a directory greeted with the current card is not
+// advertised to in the first round, and is in the next.
+func TestGreetedSkipped(t *testing.T) {
+	_, self := card(t, 1, `[]`)
+	cs, ps := dirs(t, 2)
+	nw := &network{greeted: map[peer.ID]bool{ps[0]: true}}
+	b := directories.New(self, nw, nil)
+	for _, c := range cs {
+		b.Note(c)
+	}
+	b.Advertise(context.Background())
+	if got := nw.takeAdvertised(); !slices.Equal(got, []peer.ID{ps[1]}) {
+		t.Fatalf("first round advertised to %v, want only the directory not greeted %v", got, ps[1])
+	}
+	b.Advertise(context.Background())
+	want := slices.Clone(ps)
+	slices.Sort(want)
+	if got := nw.takeAdvertised(); !slices.Equal(got, want) {
+		t.Fatalf("second round advertised to %v, want both", got)
+	}
+}
+
+// TestAdvertiseParallel: a round advertises to Parallel directories at
+// once, and no more.
+func TestAdvertiseParallel(t *testing.T) {
+	_, self := card(t, 1, `[]`)
+	cs, _ := dirs(t, 2*directories.Parallel)
+	nw := &network{gate: make(chan struct{})}
+	b := directories.New(self, nw, nil)
+	for _, c := range cs {
+		b.Note(c)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.Advertise(context.Background())
+	}()
+	polltest.For(t, 10*time.Second, "Parallel advertisements in flight", func() bool {
+		nw.mu.Lock()
+		defer nw.mu.Unlock()
+		return nw.inFlight == directories.Parallel
+	})
+	for range len(cs) {
+		nw.gate <- struct{}{}
+	}
+	<-done
+	if nw.maxFlight != directories.Parallel || len(nw.takeAdvertised()) != len(cs) {
+		t.Fatalf("at most %d at once (want %d)", nw.maxFlight, directories.Parallel)
 	}
 }

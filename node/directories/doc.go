@@ -11,6 +11,14 @@
 // adp.advertise) at once and then every Interval, so that a node is
 // found through every directory of its network without its owner asking.
 //
+// Any card can claim Skill, so the Book is bounded: it keeps MaxKnown
+// directories, advertises Parallel at a time (a round of unreachable ones
+// ends inside Interval), forgets one that fails MaxFailures rounds in a
+// row, and lets a new one in past MaxKnown only in place of one that
+// failed. A directory greeted with the current card when it connected
+// (package node/greeting) is not advertised to again in the round that
+// follows.
+//
 // The node is reached through the Network interface. A Book is safe for
 // concurrent use; Run returns when its context ends.
 package directories
