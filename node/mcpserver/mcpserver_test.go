@@ -566,3 +566,43 @@ func TestStreamedReplyBound(t *testing.T) {
 		t.Fatalf("three chunks, past the bound: %+v, want a tool error saying the reply is too large", res)
 	}
 }
+
+// TestCloseRefusesRequests: after Close the handler answers 503, also to
+// the session a client opened before, and no request of it is left
+// running (the test server's Close waits for them all).
+func TestCloseRefusesRequests(t *testing.T) {
+	a := startNode(t, "closing", nil, nil)
+	s := mcpserver.New(httpapi.NewLocal(a), mcpserver.WithPollInterval(time.Hour))
+	srv := httptest.NewServer(s.Handler())
+	c := connect(t, &mcp.StreamableClientTransport{Endpoint: srv.URL})
+	if err := listed(c, a.AgentID()); err != nil {
+		t.Fatalf("listing before Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"late","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("initialize after Close: status %d, want 503", resp.StatusCode)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a request of the closed server is still running")
+	}
+}

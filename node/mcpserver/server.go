@@ -31,6 +31,7 @@ type Server struct {
 	mcp  *mcp.Server
 	res  *resources
 
+	ctx       context.Context // ended by Close: the poller's and every request's
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -45,12 +46,11 @@ func New(node Node, opts ...Option) *Server {
 		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.log, Capabilities: &mcp.ServerCapabilities{}})
 	s.addTools()
 	s.res = newResources(s.mcp, node, cfg.log)
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.res.pollLoop(ctx, cfg.poll)
+		s.res.pollLoop(s.ctx, cfg.poll)
 	}()
 	return s
 }
@@ -70,10 +70,24 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Handler returns the Streamable HTTP transport of the server, one
 // session per client. The caller guards it (Host, Origin); the SDK's own
-// localhost check stays on as well.
+// localhost check stays on as well. Close ends every request in flight
+// (a session's open event stream among them, also one that a request
+// racing with Close opened after Close closed the sessions), and later
+// requests are answered 503, so that nothing of it holds up the HTTP
+// server's shutdown.
 func (s *Server) Handler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.cfg.log, SessionTimeout: sessionIdle})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(s.ctx, cancel)()
+		if s.ctx.Err() != nil {
+			http.Error(w, "the MCP server is closed", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // Close stops the card poller, closes every open session and waits. It is
