@@ -5,9 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
-
-	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/cardtest"
 )
 
 // TestCardsAt checks every offset of CardsAt, with no card left out, the
@@ -22,16 +20,8 @@ func TestCardsAt(t *testing.T) {
 	}
 	defer s.Close()
 	const n = 40
-	for range n {
-		sk, _, err := crypto.GenerateEd25519Key(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &adp.Card{Name: "alpha"}
-		if err := c.Sign(sk); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.PutCard(ctx, c, SourceGossip, ""); err != nil {
+	for i := range n {
+		if _, err := s.PutCard(ctx, cardtest.Signed(t, cardtest.Key(t, byte(i+1)), 1, "alpha"), SourceGossip, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
