@@ -176,6 +176,12 @@ func WriteRateLimited(w http.ResponseWriter) {
 	writeError(w, http.StatusTooManyRequests, ErrorBody{ErrorCode: CodeRateLimitExceeded, Message: "too many requests from your address"})
 }
 
+// WriteBusy answers 503 with RATE_LIMIT_EXCEEDED: the server runs as
+// many searches as it takes at once (a limit on all clients together).
+func WriteBusy(w http.ResponseWriter) {
+	writeError(w, http.StatusServiceUnavailable, ErrorBody{ErrorCode: CodeRateLimitExceeded, Message: "too many searches running at once; retry shortly"})
+}
+
 func writeError(w http.ResponseWriter, status int, e ErrorBody) {
 	b, _ := json.Marshal(e) // strings only: cannot fail
 	w.Header().Set("Cache-Control", "no-store")

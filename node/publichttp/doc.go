@@ -23,7 +23,8 @@
 // Bounds, since anyone can connect: every request is charged to its source
 // IP and to its network (IPv4 /24, IPv6 /48) by package internal/ratelimit
 // (429 with Retry-After when refused; discovery has a stricter budget of
-// its own); the server has read-header, read, write and idle timeouts, a
+// its own, and at most [DefaultMaxSearches] discoveries run at once from
+// all sources together, 503 with Retry-After past it); the server has read-header, read, write and idle timeouts, a
 // header size limit ([MaxHeaderBytes]), a cap on open connections
 // ([DefaultMaxConns]) and caps on those one source IP and one source
 // network keep open ([DefaultMaxConnsPerIP], [DefaultMaxConnsPerNetwork];

@@ -3,6 +3,7 @@ package publichttp
 import (
 	"log/slog"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,8 @@ const (
 	MaxDiscoverLimit = 50
 	// MaxViewCards bounds one page of held cards.
 	MaxViewCards = 500
+	// MinSearches is the least DefaultMaxSearches can be.
+	MinSearches = 2
 
 	readHeaderTimeout = 5 * time.Second
 	readTimeout       = 10 * time.Second
@@ -66,6 +69,7 @@ type config struct {
 	discoverLimits ratelimit.Config
 	maxConns       int
 	perIP, perNet  int
+	maxSearches    int
 	reg            prometheus.Registerer
 	now            func() time.Time
 	a2a            http.Handler // POST httpapi.A2APath; nil = read-only
@@ -82,6 +86,7 @@ func newConfig(opts []Option) config {
 		maxConns:       DefaultMaxConns,
 		perIP:          DefaultMaxConnsPerIP,
 		perNet:         DefaultMaxConnsPerNetwork,
+		maxSearches:    DefaultMaxSearches(),
 	}
 	for _, o := range opts {
 		o(&c)
@@ -144,6 +149,22 @@ func WithMaxSourceConns(perIP, perNetwork int) Option {
 		}
 		if perNetwork > 0 {
 			c.perNet = perNetwork
+		}
+	}
+}
+
+// DefaultMaxSearches is how many discoveries (the view's and the catalog
+// search's) run at once from all sources together: one a core, at least
+// MinSearches. A discovery ranks every held card on the CPU, so more at
+// once only queue; past it a request is answered 503 with Retry-After.
+func DefaultMaxSearches() int { return max(MinSearches, runtime.GOMAXPROCS(0)) }
+
+// WithMaxSearches sets how many discoveries run at once (default
+// DefaultMaxSearches(); values below 1 are ignored).
+func WithMaxSearches(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxSearches = n
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/polltest"
 	"github.com/adpnode/adpnode/internal/ratelimit"
+	"github.com/adpnode/adpnode/node/aicatalog"
 	"github.com/adpnode/adpnode/node/nodeapi"
 	"github.com/adpnode/adpnode/node/publichttp"
 	"github.com/adpnode/adpnode/store"
@@ -37,6 +38,10 @@ type fakeService struct {
 	mu    sync.Mutex
 	scope string
 	req   *adp.DiscoverRequest
+
+	// With gate set, Discover tells entered and waits for a value from
+	// gate.
+	gate, entered chan struct{}
 }
 
 func newFake(t testing.TB) *fakeService {
@@ -93,6 +98,10 @@ func (f *fakeService) HeldCard(_ context.Context, id string) (*store.Record, err
 }
 
 func (f *fakeService) Discover(_ context.Context, req *adp.DiscoverRequest, scope string) (*adp.DiscoverResponse, error) {
+	if f.gate != nil {
+		f.entered <- struct{}{}
+		<-f.gate
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.scope, f.req = scope, req
@@ -262,4 +271,50 @@ func TestMaxSourceConns(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestMaxSearches: with two discoveries running, a third from another
+// source is answered 503 with Retry-After, and one runs again once a
+// running one ends.
+func TestMaxSearches(t *testing.T) {
+	f := newFake(t)
+	f.gate, f.entered = make(chan struct{}), make(chan struct{}, 4)
+	h := aicatalog.NewHandler(func() aicatalog.Self { return aicatalog.Self{Name: "dir"} }, []aicatalog.Source{&countingSource{}})
+	url := serve(t, f, publichttp.WithMaxSearches(2), publichttp.WithLimits(unlimited, unlimited), publichttp.WithCatalog(h))
+	codes := make(chan int, 3)
+	get := func() {
+		resp, err := http.Get(url + "/view/v1/discover?q=translate")
+		if err != nil {
+			t.Error(err)
+			codes <- 0
+			return
+		}
+		resp.Body.Close()
+		codes <- resp.StatusCode
+	}
+	go get()
+	go get()
+	<-f.entered
+	<-f.entered
+	resp, body := fetch(t, nil, "GET", url+"/view/v1/discover?q=translate")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("a third discovery: %d, Retry-After %q, %s; want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// The catalog search shares the slots, and answers in its own shape.
+	if resp, body := post(t, url+aicatalog.SearchPath, `{"query":{"text":"translate"}}`); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"errorCode":"RATE_LIMIT_EXCEEDED"`) {
+		t.Fatalf("a search with every slot taken: %d %s", resp.StatusCode, body)
+	}
+	f.gate <- struct{}{}
+	if c := <-codes; c != 200 {
+		t.Fatalf("a running discovery answered %d", c)
+	}
+	go get()
+	<-f.entered // a slot was free again
+	f.gate <- struct{}{}
+	f.gate <- struct{}{}
+	for range 2 {
+		if c := <-codes; c != 200 {
+			t.Fatalf("a discovery answered %d", c)
+		}
+	}
 }

@@ -100,6 +100,7 @@ type handler struct {
 	docs     *wellknown.Docs
 	url      string // configured base URL, "" = from the Host header
 	discover *ratelimit.Guard
+	searches chan struct{} // one token per discovery running
 	log      *slog.Logger
 	a2a      bool // an A2A server answers at POST httpapi.A2APath
 }
@@ -113,6 +114,7 @@ func newHandler(svc Service, cfg config, m *ratelimit.Metrics) (http.Handler, er
 	h := &handler{
 		svc: svc, docs: wellknown.New(svc), url: strings.TrimRight(cfg.url, "/"), log: cfg.log,
 		discover: ratelimit.NewGuard(ratelimit.GuardPublicDiscover, cfg.discoverLimits, m, cfg.now),
+		searches: make(chan struct{}, cfg.maxSearches),
 		a2a:      cfg.a2a != nil,
 	}
 	mux := http.NewServeMux()
@@ -128,7 +130,7 @@ func newHandler(svc Service, cfg config, m *ratelimit.Metrics) (http.Handler, er
 	}
 	if cfg.catalog != nil {
 		mux.Handle("GET "+aicatalog.WellKnownPath, cfg.catalog)
-		mux.Handle("POST "+aicatalog.SearchPath, h.limitDiscover(cfg.catalog, func(w http.ResponseWriter) { aicatalog.WriteRateLimited(w) }))
+		mux.Handle("POST "+aicatalog.SearchPath, h.limitDiscover(cfg.catalog, aicatalog.WriteRateLimited, aicatalog.WriteBusy))
 	}
 	ui := webui.Handler(webui.ReadOnly(ViewPrefix))
 	mux.Handle("GET /{$}", ui)
@@ -137,7 +139,7 @@ func newHandler(svc Service, cfg config, m *ratelimit.Metrics) (http.Handler, er
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/peers", h.peers)
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards", h.cards)
 	mux.HandleFunc("GET "+ViewPrefix+"/v1/cards/{id}", h.card)
-	mux.Handle("GET "+ViewPrefix+"/v1/discover", h.limitDiscover(http.HandlerFunc(h.discoverAgents), writeTooMany))
+	mux.Handle("GET "+ViewPrefix+"/v1/discover", h.limitDiscover(http.HandlerFunc(h.discoverAgents), writeTooMany, writeBusy))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, httpapi.NewError(http.StatusNotFound, "no such document: "+r.URL.Path))
 	})
@@ -192,13 +194,22 @@ func guard(next http.Handler, g *ratelimit.Guard, posts []string, log *slog.Logg
 }
 
 // limitDiscover charges a request to the discovery rate limit before
-// next answers it; tooMany writes the refusal in next's error shape.
-func (h *handler) limitDiscover(next http.Handler, tooMany func(http.ResponseWriter)) http.Handler {
+// next runs it (tooMany answers a refusal), and runs it only while fewer
+// than the configured number of discoveries run (busy answers past it).
+func (h *handler) limitDiscover(next http.Handler, tooMany, busy func(http.ResponseWriter)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip := ratelimit.SourceIP(r)
 		if ok, wait, _ := h.discover.Allow(ip.String(), ip); !ok {
 			ratelimit.SetRetryAfter(w.Header(), wait)
 			tooMany(w)
+			return
+		}
+		select {
+		case h.searches <- struct{}{}:
+			defer func() { <-h.searches }()
+		default:
+			ratelimit.SetRetryAfter(w.Header(), time.Second)
+			busy(w)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -209,6 +220,12 @@ func (h *handler) limitDiscover(next http.Handler, tooMany func(http.ResponseWri
 func refuse(w http.ResponseWriter, wait time.Duration) {
 	ratelimit.SetRetryAfter(w.Header(), wait)
 	writeTooMany(w)
+}
+
+// writeBusy answers 503 in the API's error shape: every discovery slot is
+// taken.
+func writeBusy(w http.ResponseWriter) {
+	httpapi.WriteError(w, httpapi.NewError(http.StatusServiceUnavailable, "too many discoveries running at once; retry shortly"))
 }
 
 // writeTooMany answers 429 in the API's error shape.
