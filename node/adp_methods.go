@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -29,6 +30,8 @@ func (n *Node) registerMethods() {
 		service.WithLogger(n.log),
 		service.WithAdvertiseLimit(n.limits.Advertise),
 		service.WithDiscoverLimit(n.limits.Discover),
+		// A discovery ranks every held card: one a core at once.
+		service.WithMaxDiscovering(max(2, runtime.GOMAXPROCS(0))),
 	).Register(n.server)
 	n.tools.Register(n.Card())
 }

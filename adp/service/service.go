@@ -78,6 +78,7 @@ type config struct {
 	log   *slog.Logger
 
 	advertiseLimit, discoverLimit Limiter
+	discovering                   chan struct{} // one token per adp.discover running; nil: no bound
 }
 
 // Option configures a Service.
@@ -101,6 +102,24 @@ func WithAdvertiseLimit(l Limiter) Option { return func(c *config) { c.advertise
 // WithDiscoverLimit answers an adp.discover that l refuses with BUSY and
 // its retry_after, before the request is read (default: no limit).
 func WithDiscoverLimit(l Limiter) Option { return func(c *config) { c.discoverLimit = l } }
+
+// DiscoverQueueWait is how long an adp.discover waits for one of the
+// WithMaxDiscovering slots before it is answered BUSY.
+const DiscoverQueueWait = time.Second
+
+// WithMaxDiscovering runs at most n adp.discover calls at once, from all
+// peers together (default: no bound; n below 1 is ignored). A discovery
+// ranks every held card on the CPU, so past the bound a call waits for a
+// slot up to DiscoverQueueWait, then is answered BUSY (code busy,
+// retry_after 1 s): many peers together cannot queue unbounded work on a
+// directory, while the per-peer limits (WithDiscoverLimit) bound each one.
+func WithMaxDiscovering(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.discovering = make(chan struct{}, n)
+		}
+	}
+}
 
 // admit asks l, when set, to admit r; a refusal is BUSY with the time
 // after which the caller may try again.
@@ -311,6 +330,26 @@ func truncateID(s string) string {
 	return s
 }
 
+// slot takes one of the WithMaxDiscovering slots, waiting up to
+// DiscoverQueueWait; BUSY when none frees.
+func (sv *Service) slot(ctx context.Context) error {
+	select {
+	case sv.cfg.discovering <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(DiscoverQueueWait)
+	defer t.Stop()
+	select {
+	case sv.cfg.discovering <- struct{}{}:
+		return nil
+	case <-t.C:
+		return aitp.Busy(aitp.CodeBusy, time.Second, "too many discoveries running here; retry later")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // ServeDiscover answers adp.discover (ADP 4.3 with the discovery profile):
 // a malformed request is INVALID_REQUEST with the path of its first
 // problem; otherwise the Discoverer's response is the reply.
@@ -324,6 +363,12 @@ func (sv *Service) ServeDiscover(ctx context.Context, w aitp.ResponseWriter, r *
 	req, err := adp.ParseDiscoverRequest(r.Body)
 	if err != nil {
 		return invalid(err, "request")
+	}
+	if sv.cfg.discovering != nil {
+		if err := sv.slot(ctx); err != nil {
+			return err
+		}
+		defer func() { <-sv.cfg.discovering }()
 	}
 	resp, err := sv.cfg.disc.Discover(ctx, req)
 	if err != nil {

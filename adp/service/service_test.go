@@ -264,3 +264,62 @@ func TestDiscover(t *testing.T) {
 	_, err = e.cl.Call(methodsCtx(t), e.server.ID(), service.MethodDiscover, []byte(`{"tags":`))
 	wantRemoteError(t, err, aitp.StatusInvalidRequest, "")
 }
+
+// gatedDiscoverer tells entered on each call and answers when gate gives
+// a value.
+type gatedDiscoverer struct{ entered, gate chan struct{} }
+
+func (d *gatedDiscoverer) Discover(ctx context.Context, _ *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
+	d.entered <- struct{}{}
+	select {
+	case <-d.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &adp.DiscoverResponse{RequestID: "r", Results: []adp.DiscoverResult{}}, nil
+}
+
+// TestMaxDiscovering: with one discovery slot taken, a second call waits
+// DiscoverQueueWait and is answered BUSY (code busy); once the slot frees
+// a call runs again.
+func TestMaxDiscovering(t *testing.T) {
+	server, serverKey := methodsHost(t)
+	caller, _ := methodsHost(t)
+	card := methodsCard(t, serverKey, "server-agent")
+	srv, err := aitp.NewServer(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	d := &gatedDiscoverer{entered: make(chan struct{}, 2), gate: make(chan struct{})}
+	service.New(service.CardSourceFunc(func() *adp.Card { return card }),
+		service.WithDiscoverer(d), service.WithMaxDiscovering(1)).Register(srv)
+	ctx := methodsCtx(t)
+	if err := caller.Connect(ctx, peer.AddrInfo{ID: server.ID(), Addrs: server.Addrs()}); err != nil {
+		t.Fatal(err)
+	}
+	cl := aitp.NewClient(caller)
+	t.Cleanup(func() { cl.Close() })
+	call := func() error {
+		_, err := cl.Call(ctx, server.ID(), service.MethodDiscover, []byte(`{"tags":["ok"]}`))
+		return err
+	}
+	first := make(chan error, 1)
+	go func() { first <- call() }()
+	<-d.entered
+	re := wantRemoteError(t, call(), aitp.StatusBusy, "")
+	if re.Code != aitp.CodeBusy {
+		t.Fatalf("a call past the bound: code %q, want %q", re.Code, aitp.CodeBusy)
+	}
+	d.gate <- struct{}{}
+	if err := <-first; err != nil {
+		t.Fatalf("the running call: %v", err)
+	}
+	third := make(chan error, 1)
+	go func() { third <- call() }()
+	<-d.entered
+	d.gate <- struct{}{}
+	if err := <-third; err != nil {
+		t.Fatalf("a call after the slot freed: %v", err)
+	}
+}
