@@ -3,6 +3,7 @@ package directories
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -26,8 +27,8 @@ const (
 	MaxFound = 20
 	// MaxKnown bounds the directory peers a Book keeps. Any card can
 	// claim Skill, so past it a new directory takes the place of the one
-	// that failed most advertisements in a row, or is not kept when every
-	// known one answers.
+	// that failed most advertisements in a row or, when every known one
+	// answers, of one drawn at random.
 	MaxKnown = 32
 	// MaxFailures is how many advertisements in a row a directory may
 	// fail before the Book forgets it (its next card makes it known
@@ -98,19 +99,17 @@ func (b *Book) Note(c *adp.Card) {
 	case len(b.peers) < MaxKnown:
 		b.peers[p] = &entry{agentID: c.ID}
 	default:
-		worst := b.worst()
-		if worst == "" {
-			b.log.Debug("directory not kept: the book is full of directories that answer", "peer", p)
-			return
-		}
-		delete(b.peers, worst)
+		delete(b.peers, b.evictee())
 		b.peers[p] = &entry{agentID: c.ID}
 	}
 }
 
-// worst returns the known directory that failed most advertisements in
-// a row, "" when none failed its last one. The caller holds b.mu.
-func (b *Book) worst() peer.ID {
+// evictee returns the known directory to make room for a new one: the one
+// that failed most advertisements in a row or, when none failed its last
+// one, one drawn at random, so that no set of directories that answer
+// (fakes among them) can keep others out for good. The caller holds b.mu
+// and the book is not empty.
+func (b *Book) evictee() peer.ID {
 	var worst peer.ID
 	most := 0
 	for p, e := range b.peers {
@@ -118,7 +117,17 @@ func (b *Book) worst() peer.ID {
 			worst, most = p, e.failures
 		}
 	}
-	return worst
+	if worst != "" {
+		return worst
+	}
+	i := rand.IntN(len(b.peers))
+	for p := range b.peers {
+		if i == 0 {
+			return p
+		}
+		i--
+	}
+	return worst // not reached
 }
 
 // Forget forgets agentID as a directory peer (its card left the store).

@@ -14,8 +14,10 @@
 // Any card can claim Skill, so the Book is bounded: it keeps MaxKnown
 // directories, advertises Parallel at a time (a round of unreachable ones
 // ends inside Interval), forgets one that fails MaxFailures rounds in a
-// row, and lets a new one in past MaxKnown only in place of one that
-// failed. A directory greeted with the current card when it connected
+// row, and past MaxKnown lets a new one in in place of the one that failed
+// most or, when all answer, of one drawn at random (a set of fake
+// directories that answer can dilute the book, as before it was bounded,
+// but not keep the others out). A directory greeted with the current card when it connected
 // (package node/greeting) is not advertised to again in the round that
 // follows.
 //
