@@ -66,9 +66,9 @@
 // and is refused (-32603; a chunk fails its task) when only running
 // tasks are left, as is a send while WithMaxRunning calls are in flight.
 // Calls that came through PublicHandler are also bounded apart, in all
-// and per source IP address (WithPublicRunning), so that the local API
-// keeps a share no stranger can take. A call ends after WithCallTimeout;
-// a reply over 16 MiB fails its task.
+// and per source (an IPv4 address, an IPv6 /64; WithPublicRunning), so
+// that the local API keeps a share no stranger can take. A call ends
+// after WithCallTimeout; a reply over 16 MiB fails its task.
 //
 // # Use
 //

@@ -103,8 +103,9 @@ func WithMaxRunning(n int) Option {
 
 // WithPublicRunning bounds the calls in flight that came through
 // PublicHandler (default DefaultMaxPublicRunning) and those from one
-// source IP address among them (default DefaultMaxRunningPerSource); a
-// send beyond either is refused. Values below 1 are ignored.
+// source among them, an IPv4 address or an IPv6 /64 (default
+// DefaultMaxRunningPerSource); a send beyond either is refused. Values
+// below 1 are ignored.
 func WithPublicRunning(total, perSource int) Option {
 	return func(c *config) {
 		if total > 0 {

@@ -48,7 +48,7 @@ type Server struct {
 	mu     sync.Mutex
 	closed bool
 	public int                // calls in flight from PublicHandler
-	source map[netip.Addr]int // of those, by source IP (none at 0)
+	source map[netip.Addr]int // of those, by source (sourceOf; none at 0)
 	wg     sync.WaitGroup
 }
 
@@ -72,14 +72,28 @@ func (s *Server) Handler() http.Handler { return s }
 
 // PublicHandler returns the handler to mount where anyone can reach it:
 // the same server and tasks, but its calls in flight are bounded apart
-// (WithPublicRunning), in all and per source IP address, so that the
-// strangers of a public server cannot take every call from the local
-// API, and one of them not every public one.
+// (WithPublicRunning), in all and per source (an IPv4 address, an IPv6
+// /64: the addresses one host is given), so that the strangers of a
+// public server cannot take every call from the local API, and one of
+// them not every public one.
 func (s *Server) PublicHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		src := ratelimit.SourceIP(r)
+		src := sourceOf(ratelimit.SourceIP(r))
 		s.serve(w, r, &src)
 	})
+}
+
+// sourceOf is the source a public call is charged to: addr itself, or
+// for IPv6 the first address of its /64.
+func sourceOf(addr netip.Addr) netip.Addr {
+	if !addr.Is6() {
+		return addr
+	}
+	p, err := addr.Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.Addr()
 }
 
 // Close cancels every call in flight (their tasks end canceled), ends the

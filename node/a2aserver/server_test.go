@@ -532,10 +532,10 @@ func TestPublicRunning(t *testing.T) {
 	if _, ok := send(pub, "198.51.100.1:1002"); ok {
 		t.Fatal("a source's third public call ran; the bound per source is 2")
 	}
-	if _, ok := send(pub, "[2001:db8::1]:1000"); !ok {
+	if _, ok := send(pub, "[2001:db8:0:1::1]:1000"); !ok {
 		t.Fatal("another source's first public call was refused")
 	}
-	if _, ok := send(pub, "[2001:db8::2]:1000"); ok {
+	if _, ok := send(pub, "[2001:db8:0:2::1]:1000"); ok {
 		t.Fatal("a fourth public call ran; the public bound is 3")
 	}
 	if _, ok := send(local, "127.0.0.1:1000"); !ok {
@@ -554,4 +554,27 @@ func TestPublicRunning(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPublicRunningIPv6: the addresses of one IPv6 /64 are one source.
+func TestPublicRunningIPv6(t *testing.T) {
+	s := newServer(t, newFakeAgent(), a2aserver.WithPublicRunning(10, 2))
+	block := sendBody(a2awire.MethodSendMessage, `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":{"tool":"block"}}]},"configuration":{"returnImmediately":true}}`)
+	refused := func(from string) bool {
+		r := httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(block))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr = from
+		w := httptest.NewRecorder()
+		s.PublicHandler().ServeHTTP(w, r)
+		return decode(t, w.Body.Bytes()).Error != nil
+	}
+	if refused("[2001:db8:1:1::1]:1") || refused("[2001:db8:1:1::2]:1") {
+		t.Fatal("the first two calls from a /64 were refused")
+	}
+	if !refused("[2001:db8:1:1:ffff::3]:1") {
+		t.Fatal("a third call from the same /64 ran; the bound per source is 2")
+	}
+	if refused("[2001:db8:1:2::1]:1") {
+		t.Fatal("a call from the next /64 was refused")
+	}
 }

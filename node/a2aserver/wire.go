@@ -28,8 +28,8 @@ const (
 	DefaultMaxRunning = 64
 	// DefaultMaxPublicRunning bounds the calls in flight that came through
 	// PublicHandler, so that the local API always has the rest, and
-	// DefaultMaxRunningPerSource those from one source IP address
-	// (WithPublicRunning).
+	// DefaultMaxRunningPerSource those from one source, an IPv4 address
+	// or an IPv6 /64 (WithPublicRunning).
 	DefaultMaxPublicRunning    = 48
 	DefaultMaxRunningPerSource = 8
 	// maxReplyBytes bounds what one task keeps of a reply: the sum of its
