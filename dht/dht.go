@@ -34,9 +34,11 @@ type DHT struct {
 	mu    sync.Mutex
 	cards map[peer.ID]*adp.Card // remembered for republishing
 	// provided is when each tag key was last announced as a provider
-	// record; a put within the republish interval does not announce it
-	// again (emptied at each republish, which announces every key).
-	provided map[cid.Cid]time.Time
+	// record, and the routing table's size then; a put within the
+	// republish interval does not announce it again unless the table has
+	// more than doubled since (emptied at each republish, which announces
+	// every key).
+	provided map[cid.Cid]announced
 	closed   bool
 
 	memo     *memoValidator      // the validator kad-dht runs
@@ -111,7 +113,7 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		cards:    make(map[peer.ID]*adp.Card),
-		provided: make(map[cid.Cid]time.Time),
+		provided: make(map[cid.Cid]announced),
 		memo:     memo,
 	}
 	if cfg.onCard != nil {
@@ -276,19 +278,30 @@ func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
 		}
 		d.provides.Add(1)
 		d.mu.Lock()
-		d.provided[k] = time.Now()
+		d.provided[k] = announced{at: time.Now(), peers: d.kad.RoutingTable().Size()}
 		d.mu.Unlock()
 	}
 	return errors.Join(errs...)
 }
 
+// announced is when a provider record was announced, and how many peers
+// the routing table held then.
+type announced struct {
+	at    time.Time
+	peers int
+}
+
 // providedLately reports whether k was announced within the republish
-// interval: its provider records are still fresh on the network.
+// interval with a routing table at least half as large as now: its
+// provider records are still fresh on the network and sit about where a
+// lookup now looks. (kad-dht's Provide does not say how many peers took
+// a record, so a node that announced with a near-empty table at its
+// start announces again once it knows the network.)
 func (d *DHT) providedLately(k cid.Cid) bool {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	at, ok := d.provided[k]
-	return ok && time.Since(at) < d.cfg.republish
+	a, ok := d.provided[k]
+	d.mu.Unlock()
+	return ok && time.Since(a.at) < d.cfg.republish && d.kad.RoutingTable().Size() <= 2*a.peers
 }
 
 // Forget stops republishing the card of agentID. The records already put

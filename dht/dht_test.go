@@ -261,12 +261,11 @@ func TestRepublish(t *testing.T) {
 		return c.dhts[0].RoutingTableSize() == 2
 	})
 	before := c.dhts[0].Stats()
-	polltest.For(t, 10*time.Second, "republished after the late joiner arrived", func() bool {
-		return c.dhts[0].Stats().Republished > before.Republished
+	// A round counts its provider records before the card: wait for both.
+	polltest.For(t, 10*time.Second, "republished, provider records announced again, after the late joiner arrived", func() bool {
+		s := c.dhts[0].Stats()
+		return s.Republished > before.Republished && s.Provides > before.Provides
 	})
-	if after := c.dhts[0].Stats(); after.Provides <= before.Provides {
-		t.Fatalf("the republish announced no provider record: %d before, %d after", before.Provides, after.Provides)
-	}
 
 	// Take the owner and the first holder away.
 	for _, i := range []int{0, 1} {
@@ -319,6 +318,31 @@ func TestProvideOnce(t *testing.T) {
 	ps, err := c.dhts[1].FindByTag(ctx, "vision/ocr", 10)
 	if err != nil || !slices.ContainsFunc(ps, func(p peer.AddrInfo) bool { return p.ID == h0.ID() }) {
 		t.Fatalf("FindByTag(vision/ocr) = %v, %v; want %s among them", ps, err, h0.ID())
+	}
+
+	// Announced with one peer in the table: once it holds three, a put
+	// announces every key again.
+	boot, _ := c.net.AddrInfo(1)
+	for range 2 {
+		idx, err := c.net.Add(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := c.net.Host(idx)
+		late, err := dht.New(h, dht.Mode(dht.ModeServer), dht.BootstrapPeers(boot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.dhts = append(c.dhts, late)
+		c.bootstrap(t, ctx, late)
+	}
+	polltest.For(t, 10*time.Second, "host 0's routing table holds 3 peers", func() bool { return d.RoutingTableSize() == 3 })
+	before := d.Stats().Provides
+	if err := d.PutCard(ctx, cardtest.Signed(t, sk, 4, "alpha", "nlp/translation", "vision/ocr")); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Stats().Provides - before; got != 2*first {
+		t.Fatalf("after the table grew from 1 to 3 peers a put announced %d keys, want all %d", got, 2*first)
 	}
 }
 

@@ -36,7 +36,9 @@
 // never republishes values, so a background loop re-puts every
 // remembered card and announces every key again on the republish
 // interval. Between two rounds a newer card announces only the keys not
-// announced since the last one (a new skill), not those still fresh. [DHT.GetCard]
+// announced since the last one (a new skill), not those still fresh,
+// unless the routing table has more than doubled since they were (a node
+// that announced at its start, knowing only its bootstrap peer). [DHT.GetCard]
 // looks a card up by agent id. With an OnCard sink, every verified card
 // the DHT obtains reaches the node: fetched ones, and those peers put here,
 // which a bounded queue hands to a background verifier so kad-dht's request
