@@ -29,9 +29,13 @@ func TestDirectoryPages(t *testing.T) {
 	}
 	slices.Sort(want)
 
-	// GET /v1/cards in pages of 40, and one past the end.
+	// GET /v1/cards in pages of 40, then at the end and far past it.
 	var listed []string
-	for offset := 0; offset <= len(want); offset += 40 {
+	offsets := []int{}
+	for offset := 0; offset < len(want); offset += 40 {
+		offsets = append(offsets, offset)
+	}
+	for _, offset := range append(offsets, len(want), 100_000) {
 		code, body := api(t, dir, "GET", fmt.Sprintf("/v1/cards?offset=%d&limit=40", offset), "")
 		var page struct {
 			Count int `json:"count"`
@@ -42,8 +46,8 @@ func TestDirectoryPages(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &page); err != nil || code != 200 {
 			t.Fatalf("offset %d: %d %v %s", offset, code, err, body)
 		}
-		if page.Count != len(want) || len(page.Cards) != min(40, len(want)-offset) {
-			t.Fatalf("offset %d: count %d with %d cards, want %d with %d", offset, page.Count, len(page.Cards), len(want), min(40, len(want)-offset))
+		if n := max(0, min(40, len(want)-offset)); page.Count != len(want) || len(page.Cards) != n {
+			t.Fatalf("offset %d: count %d with %d cards, want %d with %d", offset, page.Count, len(page.Cards), len(want), n)
 		}
 		for _, c := range page.Cards {
 			listed = append(listed, c.ID)

@@ -15,8 +15,8 @@ func (n *Node) DescribedCards(ctx context.Context, offset, limit int) ([]*adp.Ca
 	total := 1
 	if n.cfg.Directory {
 		total += n.store.Count()
-		if n.store.Holds(n.agentID) {
-			total--
+		if _, err := n.store.Card(ctx, n.agentID); err == nil {
+			total-- // counted, but listed first, not among the held
 		}
 	}
 	var cards []*adp.Card

@@ -236,7 +236,9 @@ func (s *Store) Cards(ctx context.Context, fn func(*Record) bool) error {
 // card of except (a normalized agent id; "" for none) neither counted nor
 // given. The cards before offset are passed over by their keys alone, in
 // short transactions, so a page deep in a large store costs reading its
-// keys, not decoding every card before it. A corrupt card counts as one.
+// keys, not decoding every card before it. A corrupt card counts as one
+// but is not given, so pages read across one (reported by Corrupt) may
+// repeat a card at their boundary.
 func (s *Store) CardsAt(ctx context.Context, offset int, except string, fn func(*Record) bool) error {
 	return s.cardsAt(ctx, offset, except, skipBatch, fn)
 }
