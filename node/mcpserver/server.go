@@ -70,11 +70,11 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 
 // Handler returns the Streamable HTTP transport of the server, one
 // session per client. The caller guards it (Host, Origin); the SDK's own
-// localhost check stays on as well. Close ends every request in flight
-// (a session's open event stream among them, also one that a request
-// racing with Close opened after Close closed the sessions), and later
-// requests are answered 503, so that nothing of it holds up the HTTP
-// server's shutdown.
+// localhost check stays on as well. Close ends the context of every
+// request in flight (a session's open event stream among them; an
+// initialize under way then makes no session) and later requests are
+// answered 503, so that nothing of it holds up the HTTP server's shutdown
+// or outlives Close.
 func (s *Server) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.cfg.log, SessionTimeout: sessionIdle})
@@ -90,16 +90,22 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
+// closeSessions closes every open session.
+func (s *Server) closeSessions() error {
+	var errs []error
+	for ss := range s.mcp.Sessions() {
+		errs = append(errs, ss.Close())
+	}
+	return errors.Join(errs...)
+}
+
 // Close stops the card poller, closes every open session and waits. It is
 // idempotent.
-func (s *Server) Close() error {
-	var errs []error
+func (s *Server) Close() (err error) {
 	s.closeOnce.Do(func() {
 		s.cancel()
 		s.wg.Wait()
-		for ss := range s.mcp.Sessions() {
-			errs = append(errs, ss.Close())
-		}
+		err = s.closeSessions()
 	})
-	return errors.Join(errs...)
+	return err
 }
