@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/adpnode/adpnode/node/config"
 	"github.com/adpnode/adpnode/node/publichttp"
 	"github.com/adpnode/adpnode/store"
 )
@@ -25,6 +26,13 @@ func (n *Node) servePublic() error {
 	}
 	if path, doc := n.DIDDocument(); doc != nil {
 		opts = append(opts, publichttp.WithDIDDocument(path, doc))
+	}
+	if len(n.cfg.PublicTrustedProxies) > 0 {
+		proxies, err := config.ParsePrefixes(n.cfg.PublicTrustedProxies) // checked by Validate
+		if err != nil {
+			return fmt.Errorf("node: public http: %w", err)
+		}
+		opts = append(opts, publichttp.WithTrustedProxies(proxies))
 	}
 	if n.cfg.Directory { // a search ranks every held card: only a directory offers it to anyone
 		opts = append(opts, publichttp.WithCatalog(n.catalogHandler(n.cfg.PublicURL)))

@@ -27,6 +27,7 @@ type fileConfig struct {
 	PublicHTTP        *string  `json:"public_http"`
 	PublicURL         *string  `json:"public_url"`
 	PublicA2A         *string  `json:"public_a2a"`
+	PublicProxies     []string `json:"public_trusted_proxies"`
 	Bootstrap         []string `json:"bootstrap"`
 	Directory         *bool    `json:"directory"`
 	AgentURL          *string  `json:"agent_url"`
@@ -91,6 +92,9 @@ func applyConfigFile(cfg *node.Config, path string) error {
 	set(&cfg.DIDWbaDomain, fc.DIDWbaDomain)
 	if fc.Listen != nil {
 		cfg.Listen = fc.Listen
+	}
+	if fc.PublicProxies != nil {
+		cfg.PublicTrustedProxies = fc.PublicProxies
 	}
 	if fc.Bootstrap != nil {
 		cfg.Bootstrap = fc.Bootstrap

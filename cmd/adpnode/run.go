@@ -25,6 +25,7 @@ type runFlags struct {
 	agentMCPCommand, agentMCPURL             string
 	listen, bootstrap                        []string
 	announce, noAnnounce, simPublic          []string
+	publicProxies                            []string
 	reachability, relayService, testnetPeers string
 	didWbaDomain, pprof                      string
 	noPortMap                                bool
@@ -43,7 +44,7 @@ func newRunCmd() *cobra.Command {
 
 Configuration comes from, in increasing precedence: defaults, a JSON
 config file (--config or $ADPNODE_CONFIG; keys data_dir, listen, api,
-public_http, public_url, public_a2a, bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
+public_http, public_url, public_trusted_proxies, public_a2a, bootstrap, directory, agent_url, agent_mcp_command, agent_mcp_url,
 demo_agent, gossip_interval, republish_interval, card_ttl, max_cards, conn_low,
 conn_high, small_memory, announce, no_announce, reachability,
 relay_service, no_port_map, mdns, a2a_allow_private, did_wba_domain), the
@@ -102,6 +103,7 @@ one JSON line: {"ready": true, "agent_id", "peer_id", "api_url", "listen"}.`,
 	f.StringVar(&rf.publicHTTP, "public-http", "", `public read-only HTTP server address, any interface ("0.0.0.0:8080"; "" = off)`)
 	f.StringVar(&rf.publicA2A, "public-a2a", "", `serve the A2A JSON-RPC server on --public-http at POST /a2a: "open" to anyone (rate limited), "didwba" to DIDWba-authenticated callers; "" = read-only`)
 	f.StringVar(&rf.publicURL, "public-url", "", "base URL clients reach --public-http at (e.g. https://agents.example.com behind a proxy); default http:// and the request's Host")
+	f.StringArrayVar(&rf.publicProxies, "public-trusted-proxy", nil, "a reverse proxy in front of --public-http (CIDR or address), repeatable: its requests count against the client its X-Forwarded-For names")
 	f.StringArrayVar(&rf.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr ending in /p2p/<peer id>, repeatable")
 	f.BoolVar(&rf.directory, "directory", false, "run as a directory peer: keep every card and serve network discovery")
 	f.StringVar(&rf.agentURL, "agent-url", "", "forward tool calls to this HTTP agent (POST <url>/<tool>)")
@@ -153,6 +155,9 @@ func (rf *runFlags) buildConfig(cmd *cobra.Command) (node.Config, error) {
 	}
 	if f.Changed("public-a2a") {
 		cfg.PublicA2A = rf.publicA2A
+	}
+	if f.Changed("public-trusted-proxy") {
+		cfg.PublicTrustedProxies = rf.publicProxies
 	}
 	if f.Changed("bootstrap") {
 		cfg.Bootstrap = rf.bootstrap

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -216,7 +217,7 @@ func TestRunConfigPrecedence(t *testing.T) {
 // over the config file's public_http and public_url.
 func TestRunPublicHTTP(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "cfg.json")
-	if err := os.WriteFile(file, []byte(`{"data_dir":"/file","public_http":"0.0.0.0:8080","public_url":"https://a.example"}`), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(`{"data_dir":"/file","public_http":"0.0.0.0:8080","public_url":"https://a.example","public_trusted_proxies":["10.0.0.1"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var rf runFlags
@@ -231,6 +232,16 @@ func TestRunPublicHTTP(t *testing.T) {
 	}
 	if cfg.PublicHTTP != "0.0.0.0:9090" || cfg.PublicURL != "https://a.example" || cfg.APIAddr != node.DefaultAPIAddr {
 		t.Fatalf("public http %q, public url %q, api %q", cfg.PublicHTTP, cfg.PublicURL, cfg.APIAddr)
+	}
+	if !slices.Equal(cfg.PublicTrustedProxies, []string{"10.0.0.1"}) {
+		t.Fatalf("trusted proxies from the file: %q", cfg.PublicTrustedProxies)
+	}
+	if err := cmd.Flags().Set("public-trusted-proxy", "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	rf.publicProxies = []string{"127.0.0.1"}
+	if cfg, err = rf.buildConfig(cmd); err != nil || !slices.Equal(cfg.PublicTrustedProxies, []string{"127.0.0.1"}) {
+		t.Fatalf("trusted proxies from the flag: %q, %v", cfg.PublicTrustedProxies, err)
 	}
 }
 

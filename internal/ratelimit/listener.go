@@ -23,7 +23,8 @@ type SourceListener struct {
 	net.Listener
 	perIP, perNet         int
 	skipLoopback          bool
-	refusedIP, refusedNet prometheus.Counter // nil: not counted
+	exempt                func(netip.Addr) bool // nil: none; guarded by mu
+	refusedIP, refusedNet prometheus.Counter    // nil: not counted
 	mu                    sync.Mutex
 	open                  map[string]int // "i"+IP and "n"+network: connections open
 }
@@ -42,6 +43,15 @@ func LimitSources(ln net.Listener, perIP, perNetwork int, skipLoopback bool, m *
 	return l
 }
 
+// Exempt makes the connections from the addresses f reports (a trusted
+// reverse proxy, say: the clients behind it share its address) pass
+// uncounted from now on.
+func (l *SourceListener) Exempt(f func(netip.Addr) bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.exempt = f
+}
+
 // Accept returns the next connection within the caps.
 func (l *SourceListener) Accept() (net.Conn, error) {
 	for {
@@ -53,7 +63,14 @@ func (l *SourceListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return c, nil // not an IP connection: nothing to count it against
 		}
-		if keys, ok := l.take(ap.Addr().Unmap()); ok {
+		addr := ap.Addr().Unmap()
+		l.mu.Lock()
+		exempt := l.exempt
+		l.mu.Unlock()
+		if exempt != nil && exempt(addr) {
+			return c, nil
+		}
+		if keys, ok := l.take(addr); ok {
 			return &sourceConn{Conn: c, release: func() { l.release(keys) }}, nil
 		}
 		c.Close()

@@ -134,3 +134,24 @@ func TestSourceListener(t *testing.T) {
 		t.Fatal("loose: the IP cap of 1 did not hold")
 	}
 }
+
+// TestSourceListenerExempt: connections from an exempt address pass the
+// caps uncounted.
+func TestSourceListenerExempt(t *testing.T) {
+	s := newSourceServer(t, 1, 1, false, nil)
+	s.l.Exempt(func(a netip.Addr) bool { return a == netip.MustParseAddr("127.0.0.1") })
+	for range 3 {
+		if _, c := s.dial(t, "127.0.0.1"); c == nil {
+			t.Fatal("a connection from the exempt address was closed")
+		}
+	}
+	if ip, nw := s.l.Open(netip.MustParseAddr("127.0.0.1")); ip != 0 || nw != 0 {
+		t.Fatalf("exempt connections counted: %d, %d", ip, nw)
+	}
+	if _, c := s.dial(t, "127.0.0.2"); c == nil {
+		t.Fatal("another address's first connection was closed")
+	}
+	if _, c := s.dial(t, "127.0.0.2"); c != nil {
+		t.Fatal("the cap of 1 did not hold for an address not exempt")
+	}
+}

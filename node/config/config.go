@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"time"
@@ -83,6 +84,12 @@ type Config struct {
 	// a proxy, say), which its documents link to; "" = http:// and the
 	// Host each request names.
 	PublicURL string
+	// PublicTrustedProxies are the reverse proxies in front of the public
+	// server, as CIDR prefixes or single addresses: a request from one is
+	// charged, by the per-source bounds, to the client its
+	// X-Forwarded-For names (publichttp.WithTrustedProxies). Empty: the
+	// header is never read.
+	PublicTrustedProxies []string
 	// PublicA2A opens the A2A server (package node/a2aserver) on the
 	// public server at POST /a2a: "" keeps the public server read-only,
 	// PublicA2AOpen lets anyone call the agent's tools through it (rate
@@ -332,6 +339,12 @@ func (c Config) validatePublic(bad func(name, format string, args ...any)) {
 	case c.PublicA2A == PublicA2ADIDWba && c.DIDWbaDomain == "":
 		bad("public_a2a", "%q needs did_wba_domain", PublicA2ADIDWba)
 	}
+	if len(c.PublicTrustedProxies) > 0 && c.PublicHTTP == "" {
+		bad("public_trusted_proxies", "needs public_http")
+	}
+	if _, err := ParsePrefixes(c.PublicTrustedProxies); err != nil {
+		bad("public_trusted_proxies", "%v", err)
+	}
 	switch {
 	case c.PublicURL == "":
 	case c.PublicHTTP == "":
@@ -380,4 +393,23 @@ func ParseBootstrap(s string) (*peer.AddrInfo, error) {
 		return nil, fmt.Errorf("%q must end in /p2p/<peer id>: %v", s, err)
 	}
 	return ai, nil
+}
+
+// ParsePrefixes parses CIDR prefixes ("10.0.0.0/8", "2001:db8::/32") or
+// single addresses (one address's prefix), masked.
+func ParsePrefixes(ss []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range ss {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is neither a CIDR prefix nor an IP address", s)
+			}
+			a = a.Unmap()
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }

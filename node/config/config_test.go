@@ -42,6 +42,8 @@ func TestConfigValidate(t *testing.T) {
 		{"public url alone", func(c *Config) { c.PublicURL = "https://agents.example" }, "public_url"},
 		{"public url scheme", func(c *Config) { c.PublicHTTP, c.PublicURL = ":8080", "ftp://agents.example" }, "public_url"},
 		{"public url query", func(c *Config) { c.PublicHTTP, c.PublicURL = ":8080", "https://agents.example/?a=b" }, "public_url"},
+		{"trusted proxy alone", func(c *Config) { c.PublicTrustedProxies = []string{"10.0.0.1"} }, "public_trusted_proxies"},
+		{"trusted proxy not an address", func(c *Config) { c.PublicHTTP, c.PublicTrustedProxies = ":8080", []string{"proxy.example"} }, "public_trusted_proxies"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,5 +105,21 @@ func TestRunListensEverywhere(t *testing.T) {
 	}
 	if err := checkLoopbackHostPort(c.APIAddr); err != nil {
 		t.Errorf("API %s: %v", c.APIAddr, err)
+	}
+}
+
+func TestParsePrefixes(t *testing.T) {
+	got, err := ParsePrefixes([]string{"10.1.2.3/8", "192.0.2.7", "::ffff:198.51.100.1", "2001:db8::1/32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "192.0.2.7/32", "198.51.100.1/32", "2001:db8::/32"}
+	for i, p := range got {
+		if p.String() != want[i] {
+			t.Errorf("prefix %d: %s, want %s", i, p, want[i])
+		}
+	}
+	if _, err := ParsePrefixes([]string{"10.0.0.0/33"}); err == nil {
+		t.Error("10.0.0.0/33 parsed")
 	}
 }

@@ -30,7 +30,9 @@
 // network keep open ([DefaultMaxConnsPerIP], [DefaultMaxConnsPerNetwork];
 // a connection past one is closed as it is accepted, so that one source
 // cannot take every slot). Listings read one page of the held cards, never
-// all of them. The Host header is not checked: the server is
+// all of them. A source is the TCP peer, unless WithTrustedProxies names
+// it as a reverse proxy: then it is the client the proxy names in
+// X-Forwarded-For, and the proxy's connections are not capped per source. The Host header is not checked: the server is
 // public, and the documents link to the configured public URL (WithURL)
 // or, without one, to the Host the client asked for.
 //

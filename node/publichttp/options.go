@@ -3,7 +3,9 @@ package publichttp
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -70,6 +72,7 @@ type config struct {
 	maxConns       int
 	perIP, perNet  int
 	maxSearches    int
+	trusted        []netip.Prefix // reverse proxies whose X-Forwarded-For is read
 	reg            prometheus.Registerer
 	now            func() time.Time
 	a2a            http.Handler // POST httpapi.A2APath; nil = read-only
@@ -167,6 +170,26 @@ func WithMaxSearches(n int) Option {
 			c.maxSearches = n
 		}
 	}
+}
+
+// WithTrustedProxies names the reverse proxies in front of the server
+// (default none). A request whose TCP peer is in one of the prefixes is
+// charged, by every per-source bound, to the client the proxy names in
+// X-Forwarded-For (ratelimit.ForwardedFor; the proxy's own when it names
+// none), and the proxy's connections are not capped per source. Without
+// it the header is never read: anyone can write it.
+func WithTrustedProxies(prefixes []netip.Prefix) Option {
+	return func(c *config) { c.trusted = slices.Clone(prefixes) }
+}
+
+// trustedProxy reports whether addr is in one of the trusted prefixes.
+func (c *config) trustedProxy(addr netip.Addr) bool {
+	for _, p := range c.trusted {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // WithRegisterer counts rate-limit refusals on reg (guards

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -316,5 +317,47 @@ func TestMaxSearches(t *testing.T) {
 		if c := <-codes; c != 200 {
 			t.Fatalf("a discovery answered %d", c)
 		}
+	}
+}
+
+// TestTrustedProxy: behind a trusted proxy each client the proxy names in
+// X-Forwarded-For has its own rate budget and the proxy's connections are
+// not capped; from a peer that is not trusted the header is not read.
+func TestTrustedProxy(t *testing.T) {
+	one := ratelimit.Config{Peer: ratelimit.Rate{PerSecond: 1e-6, Burst: 1}, Network: ratelimit.Rate{PerSecond: 1e6, Burst: 1e6}}
+	now := time.Unix(1_700_000_000, 0)
+	get := func(url, client string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, url+"/.well-known/adp-card.json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if client != "" {
+			req.Header.Set("X-Forwarded-For", client)
+		}
+		resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	proxied := serve(t, newFake(t), publichttp.WithLimits(one, unlimited), publichttp.WithClock(func() time.Time { return now }),
+		publichttp.WithTrustedProxies([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}), publichttp.WithMaxSourceConns(1, 1))
+	if get(proxied, "203.0.113.5") != 200 || get(proxied, "1.2.3.4, 203.0.113.6") != 200 {
+		t.Fatal("two clients' first requests through the proxy were refused")
+	}
+	if c := get(proxied, "203.0.113.5"); c != http.StatusTooManyRequests {
+		t.Fatalf("a client's second request: %d, want 429 (its own budget of 1)", c)
+	}
+	// Each get opened a connection of its own and kept it: with a cap of
+	// one connection per source, only an exempt proxy gets this far.
+
+	direct := serve(t, newFake(t), publichttp.WithLimits(one, unlimited), publichttp.WithClock(func() time.Time { return now }))
+	if get(direct, "203.0.113.5") != 200 {
+		t.Fatal("first request refused")
+	}
+	if c := get(direct, "203.0.113.6"); c != http.StatusTooManyRequests {
+		t.Fatalf("a second request naming another client, from a peer not trusted: %d, want 429", c)
 	}
 }

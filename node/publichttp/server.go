@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ type Server struct {
 	http          *http.Server
 	maxConns      int
 	perIP, perNet int
+	trusted       func(netip.Addr) bool // nil: no trusted proxy
 	metrics       *ratelimit.Metrics
 }
 
@@ -58,6 +60,11 @@ func New(svc Service, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var trusted func(netip.Addr) bool
+	if len(cfg.trusted) > 0 {
+		trusted = cfg.trustedProxy
+		h = fromProxies(h, trusted)
+	}
 	return &Server{
 		http: &http.Server{
 			Handler:           h,
@@ -71,6 +78,7 @@ func New(svc Service, opts ...Option) (*Server, error) {
 		maxConns: cfg.maxConns,
 		perIP:    cfg.perIP,
 		perNet:   cfg.perNet,
+		trusted:  trusted,
 		metrics:  m,
 	}, nil
 }
@@ -81,7 +89,26 @@ func New(svc Service, opts ...Option) (*Server, error) {
 // further connection from there is closed as it is accepted), until
 // Shutdown or Close (then it returns http.ErrServerClosed).
 func (s *Server) Serve(ln net.Listener) error {
-	return s.http.Serve(ratelimit.LimitSources(netutil.LimitListener(ln, s.maxConns), s.perIP, s.perNet, true, s.metrics))
+	l := ratelimit.LimitSources(netutil.LimitListener(ln, s.maxConns), s.perIP, s.perNet, true, s.metrics)
+	if s.trusted != nil {
+		l.Exempt(s.trusted)
+	}
+	return s.http.Serve(l)
+}
+
+// fromProxies hands next a request from a trusted proxy as coming from
+// the client the proxy names (RemoteAddr rewritten, port 0), so that every
+// per-source bound behind it charges that client.
+func fromProxies(next http.Handler, trusted func(netip.Addr) bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if peer := ratelimit.SourceIP(r); peer.IsValid() && trusted(peer) {
+			if client, ok := ratelimit.ForwardedFor(r, trusted); ok {
+				r = r.WithContext(r.Context())
+				r.RemoteAddr = netip.AddrPortFrom(client, 0).String()
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Shutdown stops accepting and waits, until ctx ends, for the requests in
