@@ -32,6 +32,7 @@ type testNode struct {
 	noAPI             bool
 	publicHTTP        bool          // serve the public server on a free loopback port
 	publicA2A         string        // see node.Config.PublicA2A
+	publicProxies     []string      // see node.Config.PublicTrustedProxies
 	cardTTL           time.Duration // freshness of cards without metadata.ttl
 	gossipInterval    time.Duration // re-broadcast interval of the own card; 0 = default
 	clock             func() time.Time
@@ -83,6 +84,7 @@ func startNode(t testing.TB, tn testNode) *node.Node {
 	if tn.publicHTTP {
 		cfg.PublicHTTP = "127.0.0.1:0"
 		cfg.PublicA2A = tn.publicA2A
+		cfg.PublicTrustedProxies = tn.publicProxies
 	}
 	cfg.AgentMCPCommand, cfg.AgentMCPURL = tn.agentMCPCommand, tn.agentMCPURL
 	if tn.listen != nil {

@@ -3,6 +3,7 @@ package node_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -210,5 +211,32 @@ func TestPublicA2A(t *testing.T) {
 	}
 	if resp, body := get(t, "GET", did.PublicURL()+"/.well-known/did.json"); resp.StatusCode != 200 || !strings.Contains(body, did.DID()) {
 		t.Errorf("DID document on the public server: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestPublicBehindProxy: with the test's loopback address named as a
+// trusted proxy, each client the proxy names has its own discovery budget
+// (a burst of 10 from one address); without it the header is ignored and
+// the eleventh discovery from loopback is refused.
+func TestPublicBehindProxy(t *testing.T) {
+	discover := func(n *node.Node, client string) int {
+		resp, _ := get(t, "GET", n.PublicURL()+"/view/v1/discover?q=translate", "X-Forwarded-For", client)
+		return resp.StatusCode
+	}
+	proxied := startNode(t, testNode{name: "behind a proxy", publicHTTP: true, publicProxies: []string{"127.0.0.1/32"}})
+	for i := range 12 {
+		if c := discover(proxied, fmt.Sprintf("203.0.113.%d", i+1)); c != 200 {
+			t.Fatalf("client %d's first discovery through the proxy: %d", i+1, c)
+		}
+	}
+	direct := startNode(t, testNode{name: "no proxy", publicHTTP: true})
+	refused := 0
+	for i := range 12 {
+		if discover(direct, fmt.Sprintf("203.0.113.%d", i+1)) == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatal("12 discoveries from loopback naming 12 clients, no proxy trusted: none refused")
 	}
 }
