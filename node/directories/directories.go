@@ -27,8 +27,8 @@ const (
 	MaxFound = 20
 	// MaxKnown bounds the directory peers a Book keeps. Any card can
 	// claim Skill, so past it a new directory takes the place of the one
-	// that failed most advertisements in a row or, when every known one
-	// answers, of one drawn at random.
+	// that failed most advertisements in a row, else of one that never
+	// answered, else (at most once an Interval) of one drawn at random.
 	MaxKnown = 32
 	// MaxFailures is how many advertisements in a row a directory may
 	// fail before the Book forgets it (its next card makes it known
@@ -60,8 +60,11 @@ type Book struct {
 	nw   Network
 	log  *slog.Logger
 
-	mu    sync.Mutex
-	peers map[peer.ID]*entry // at most MaxKnown
+	now func() time.Time
+
+	mu         sync.Mutex
+	peers      map[peer.ID]*entry // at most MaxKnown
+	lastRandom time.Time          // the last eviction of a directory that answered
 }
 
 // entry is a known directory peer.
@@ -69,6 +72,7 @@ type entry struct {
 	agentID  string
 	failures int  // advertisements failed in a row
 	sent     bool // advertised to, or greeted, at least once
+	answered bool // an advertisement to it succeeded
 }
 
 // New returns an empty Book of the node self; log (nil: discarded)
@@ -77,7 +81,7 @@ func New(self peer.ID, nw Network, log *slog.Logger) *Book {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Book{self: self, nw: nw, log: log, peers: make(map[peer.ID]*entry)}
+	return &Book{self: self, nw: nw, log: log, now: time.Now, peers: make(map[peer.ID]*entry)}
 }
 
 // Note remembers c's owner as a directory peer when c carries Skill and
@@ -99,35 +103,51 @@ func (b *Book) Note(c *adp.Card) {
 	case len(b.peers) < MaxKnown:
 		b.peers[p] = &entry{agentID: c.ID}
 	default:
-		delete(b.peers, b.evictee())
+		out := b.evictee()
+		if out == "" {
+			b.log.Debug("directory not kept: the book is full of directories that answer", "peer", p)
+			return
+		}
+		delete(b.peers, out)
 		b.peers[p] = &entry{agentID: c.ID}
 	}
 }
 
-// evictee returns the known directory to make room for a new one: the one
-// that failed most advertisements in a row or, when none failed its last
-// one, one drawn at random, so that no set of directories that answer
-// (fakes among them) can keep others out for good. The caller holds b.mu
-// and the book is not empty.
+// evictee returns the known directory to make room for a new one, ""
+// when none is to go: the one that failed most advertisements in a row;
+// else one drawn among those that never answered one; else, at most once
+// an Interval, one drawn among all. So a burst of fake directory cards
+// replaces only what is unproven, and directories that answer (fakes
+// among them) cannot keep others out for good. The caller holds b.mu and
+// the book is not empty.
 func (b *Book) evictee() peer.ID {
 	var worst peer.ID
 	most := 0
+	var unproven []peer.ID
 	for p, e := range b.peers {
 		if e.failures > most || e.failures == most && most > 0 && p < worst {
 			worst, most = p, e.failures
 		}
-	}
-	if worst != "" {
-		return worst
-	}
-	i := rand.IntN(len(b.peers))
-	for p := range b.peers {
-		if i == 0 {
-			return p
+		if !e.answered {
+			unproven = append(unproven, p)
 		}
-		i--
 	}
-	return worst // not reached
+	switch now := b.now(); {
+	case worst != "":
+		return worst
+	case len(unproven) > 0:
+		return unproven[rand.IntN(len(unproven))]
+	case now.Sub(b.lastRandom) >= Interval:
+		b.lastRandom = now
+		i := rand.IntN(len(b.peers))
+		for p := range b.peers {
+			if i == 0 {
+				return p
+			}
+			i--
+		}
+	}
+	return ""
 }
 
 // Forget forgets agentID as a directory peer (its card left the store).
@@ -235,7 +255,7 @@ func (b *Book) sent(p peer.ID, ok bool) {
 	switch {
 	case e == nil:
 	case ok:
-		e.sent, e.failures = true, 0
+		e.sent, e.answered, e.failures = true, true, 0
 	case e.failures+1 >= MaxFailures:
 		delete(b.peers, p)
 	default:

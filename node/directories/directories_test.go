@@ -214,43 +214,81 @@ func dirs(t *testing.T, n int) ([]*adp.Card, []peer.ID) {
 	return cs, ps
 }
 
-// TestBookBound: the Book keeps MaxKnown directories; past it a new one
-// takes the place of one whose advertisements failed or, while every
-// known one answers, of one at random. A directory failing MaxFailures
-// rounds in a row is forgotten.
+// TestBookBound: the Book keeps MaxKnown directories. Past it a new one
+// takes the place of one whose advertisements failed, else of one that
+// never answered, else, at most once an Interval, of one at random; a
+// burst of new directories so replaces only unproven ones. A directory
+// failing MaxFailures rounds in a row is forgotten.
 func TestBookBound(t *testing.T) {
 	const n = directories.MaxKnown
+	ctx := context.Background()
 	_, self := card(t, 1, `[]`)
-	cs, ps := dirs(t, n+2)
+	cs, ps := dirs(t, n+6)
 	nw := &network{failing: map[peer.ID]bool{}}
 	b := directories.New(self, nw, nil)
+	now := time.Unix(1_700_000_000, 0)
+	b.SetClock(func() time.Time { return now })
+	in := func(p peer.ID) bool { _, ok := b.Known()[p]; return ok }
 	for _, c := range cs[:n+1] {
 		b.Note(c)
 	}
-	k := b.Known()
-	if len(k) != n || k[ps[n]] == "" {
-		t.Fatalf("a full book of answering directories: %d known, the new one %q; want %d with it", len(k), k[ps[n]], n)
+	if len(b.Known()) != n || !in(ps[n]) {
+		t.Fatalf("a full book of unproven directories: %d known, the new one in: %v", len(b.Known()), in(ps[n]))
 	}
-	known := slices.Sorted(maps.Keys(k))
+	known := slices.Sorted(maps.Keys(b.Known()))
 	failing, other := known[0], known[1]
 	nw.failing[failing] = true
-	b.Advertise(context.Background())
+	b.Advertise(ctx)
 	if got := nw.takeAdvertised(); len(got) != n {
 		t.Fatalf("a round advertised to %d, want %d", len(got), n)
 	}
 	b.Note(cs[n+1])
-	k = b.Known()
-	if len(k) != n || k[ps[n+1]] == "" || k[failing] != "" {
-		t.Fatalf("the new directory did not take the failing one's place: %d known, new %q, failing %q", len(k), k[ps[n+1]], k[failing])
+	if len(b.Known()) != n || !in(ps[n+1]) || in(failing) {
+		t.Fatalf("the new directory did not take the failing one's place: new in %v, failing in %v", in(ps[n+1]), in(failing))
+	}
+	delete(nw.failing, failing)
+	b.Advertise(ctx) // every one known has answered now
+	nw.takeAdvertised()
+	proven := b.Known()
+
+	// A burst: the first takes a random place, the next ones replace the
+	// newcomer before them, never a directory that answered.
+	for _, i := range []int{n + 2, n + 3, n + 4} {
+		b.Note(cs[i])
+	}
+	kept := 0
+	for p := range proven {
+		if in(p) {
+			kept++
+		}
+	}
+	if kept != n-1 || !in(ps[n+4]) || in(ps[n+2]) || in(ps[n+3]) {
+		t.Fatalf("after a burst of three: %d of %d proven kept (want %d), the last newcomer in %v", kept, n, n-1, in(ps[n+4]))
+	}
+	b.Advertise(ctx) // the last newcomer answers too
+	nw.takeAdvertised()
+	now = now.Add(directories.Interval / 2)
+	b.Note(cs[n+5])
+	if in(ps[n+5]) {
+		t.Fatal("a second directory that answered was evicted within an Interval")
+	}
+	now = now.Add(directories.Interval / 2)
+	b.Note(cs[n+5])
+	if !in(ps[n+5]) {
+		t.Fatal("no place made an Interval after the last random eviction")
+	}
+
+	if !in(other) {
+		other = slices.Sorted(maps.Keys(b.Known()))[0]
 	}
 	nw.failing[other] = true
 	for round := 1; round <= directories.MaxFailures; round++ {
-		if _, ok := b.Known()[other]; !ok {
+		if !in(other) {
 			t.Fatalf("forgotten after %d failed rounds, want %d", round-1, directories.MaxFailures)
 		}
-		b.Advertise(context.Background())
+		b.Advertise(ctx)
 	}
-	if _, ok := b.Known()[other]; ok {
+	if in(other) {
 		t.Fatalf("still known after %d failed rounds", directories.MaxFailures)
 	}
 }

@@ -15,9 +15,10 @@
 // directories, advertises Parallel at a time (a round of unreachable ones
 // ends inside Interval), forgets one that fails MaxFailures rounds in a
 // row, and past MaxKnown lets a new one in in place of the one that failed
-// most or, when all answer, of one drawn at random (a set of fake
-// directories that answer can dilute the book, as before it was bounded,
-// but not keep the others out). A directory greeted with the current card when it connected
+// most, else of one that never answered an advertisement, else, at most
+// once an Interval, of one drawn at random: a burst of fake directory
+// cards replaces only what is unproven, and directories that answer
+// (fakes among them) cannot keep the others out for good. A directory greeted with the current card when it connected
 // (package node/greeting) is not advertised to again in the round that
 // follows.
 //
