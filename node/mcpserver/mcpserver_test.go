@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -607,44 +608,38 @@ func TestCloseRefusesRequests(t *testing.T) {
 	}
 }
 
-// TestCloseDuringInitialize: an initialize whose body is still arriving
-// when Close runs leaves no session open once it ends.
+// TestCloseDuringInitialize: an initialize that passed the handler's
+// closed check and makes its session only after Close closed the others
+// leaves no session open once it ends.
 func TestCloseDuringInitialize(t *testing.T) {
 	a := startNode(t, "closing", nil, nil)
-	s := mcpserver.New(httpapi.NewLocal(a), mcpserver.WithPollInterval(time.Hour))
-	reading := make(chan struct{}, 1)
-	h := s.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = &signalReader{ReadCloser: r.Body, first: reading}
-		h.ServeHTTP(w, r)
-	}))
+	making, release := make(chan struct{}), make(chan struct{})
+	s := mcpserver.New(httpapi.NewLocal(a), mcpserver.WithPollInterval(time.Hour),
+		mcpserver.WithSessionIDHook(func() string {
+			making <- struct{}{}
+			<-release
+			return rand.Text()
+		}))
+	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
-	body, bodyW := io.Pipe()
-	req, err := http.NewRequest(http.MethodPost, srv.URL, body)
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"late","version":"1"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	done := make(chan *http.Response, 1)
+	done := make(chan struct{})
 	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			done <- nil
-			return
+		defer close(done)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
 		}
-		resp.Body.Close()
-		done <- resp
 	}()
-	if _, err := bodyW.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize",`)); err != nil {
-		t.Fatal(err)
-	}
-	<-reading // the SDK is reading the body: past the closed check
+	<-making // past the closed check, about to make its session
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	bodyW.Write([]byte(`"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"late","version":"1"}}}`))
-	bodyW.Close()
+	close(release)
 	<-done
 	n := 0
 	for range s.MCP().Sessions() {
@@ -653,16 +648,4 @@ func TestCloseDuringInitialize(t *testing.T) {
 	if n != 0 {
 		t.Fatalf("%d sessions open after Close and the request's end", n)
 	}
-}
-
-// signalReader tells first at its first Read.
-type signalReader struct {
-	io.ReadCloser
-	first chan struct{}
-	once  sync.Once
-}
-
-func (r *signalReader) Read(p []byte) (int, error) {
-	r.once.Do(func() { r.first <- struct{}{} })
-	return r.ReadCloser.Read(p)
 }

@@ -28,6 +28,7 @@ type config struct {
 	poll      time.Duration
 	version   string
 	maxStream int
+	sessionID func() string // the SDK's GetSessionID; nil: its default (tests hook it)
 }
 
 func newConfig(opts []Option) config {

@@ -43,7 +43,7 @@ func New(node Node, opts ...Option) *Server {
 	cfg := newConfig(opts)
 	s := &Server{node: node, cfg: cfg}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "adpnode agent network", Version: cfg.version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.log, Capabilities: &mcp.ServerCapabilities{}})
+		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.log, Capabilities: &mcp.ServerCapabilities{}, GetSessionID: cfg.sessionID})
 	s.addTools()
 	s.res = newResources(s.mcp, node, cfg.log)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -71,10 +71,10 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // Handler returns the Streamable HTTP transport of the server, one
 // session per client. The caller guards it (Host, Origin); the SDK's own
 // localhost check stays on as well. Close ends the context of every
-// request in flight (a session's open event stream among them; an
-// initialize under way then makes no session) and later requests are
-// answered 503, so that nothing of it holds up the HTTP server's shutdown
-// or outlives Close.
+// request in flight (a session's open event stream among them), a request
+// in flight closes as it ends any session it made after Close closed the
+// others, and later requests are answered 503: nothing of the handler
+// holds up the HTTP server's shutdown or outlives Close.
 func (s *Server) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.cfg.log, SessionTimeout: sessionIdle})
@@ -87,6 +87,9 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(ctx))
+		if s.ctx.Err() != nil {
+			s.closeSessions() // one this request made after Close closed the others
+		}
 	})
 }
 
