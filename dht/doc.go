@@ -38,7 +38,8 @@
 // interval. Between two rounds a newer card announces only the keys not
 // announced since the last one (a new skill), not those still fresh,
 // unless the routing table has more than doubled since they were (a node
-// that announced at its start, knowing only its bootstrap peer). [DHT.GetCard]
+// that announced at its start, knowing only its bootstrap peer, announces
+// them again with its next card version, or at the next round). [DHT.GetCard]
 // looks a card up by agent id. With an OnCard sink, every verified card
 // the DHT obtains reaches the node: fetched ones, and those peers put here,
 // which a bounded queue hands to a background verifier so kad-dht's request
