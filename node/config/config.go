@@ -396,18 +396,28 @@ func ParseBootstrap(s string) (*peer.AddrInfo, error) {
 }
 
 // ParsePrefixes parses CIDR prefixes ("10.0.0.0/8", "2001:db8::/32") or
-// single addresses (one address's prefix), masked.
+// single addresses (one address's prefix), masked; an IPv4-mapped IPv6
+// prefix becomes the IPv4 one (peers are judged as IPv4). A zone, or a
+// prefix of length 0 (every address), is refused.
 func ParsePrefixes(ss []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, s := range ss {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
-			if aerr != nil {
-				return nil, fmt.Errorf("%q is neither a CIDR prefix nor an IP address", s)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%q is neither a CIDR prefix nor an IP address without a zone", s)
 			}
-			a = a.Unmap()
 			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if a := p.Addr(); a.Is4In6() {
+			if p.Bits() < 96 {
+				return nil, fmt.Errorf("%q: an IPv4-mapped prefix needs at least 96 bits", s)
+			}
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+		}
+		if p.Bits() == 0 {
+			return nil, fmt.Errorf("%q would take every address for a proxy", s)
 		}
 		out = append(out, p.Masked())
 	}

@@ -109,17 +109,19 @@ func TestRunListensEverywhere(t *testing.T) {
 }
 
 func TestParsePrefixes(t *testing.T) {
-	got, err := ParsePrefixes([]string{"10.1.2.3/8", "192.0.2.7", "::ffff:198.51.100.1", "2001:db8::1/32"})
+	got, err := ParsePrefixes([]string{"10.1.2.3/8", "192.0.2.7", "::ffff:198.51.100.1", "2001:db8::1/32", "::ffff:10.0.0.0/104"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"10.0.0.0/8", "192.0.2.7/32", "198.51.100.1/32", "2001:db8::/32"}
+	want := []string{"10.0.0.0/8", "192.0.2.7/32", "198.51.100.1/32", "2001:db8::/32", "10.0.0.0/8"}
 	for i, p := range got {
 		if p.String() != want[i] {
 			t.Errorf("prefix %d: %s, want %s", i, p, want[i])
 		}
 	}
-	if _, err := ParsePrefixes([]string{"10.0.0.0/33"}); err == nil {
-		t.Error("10.0.0.0/33 parsed")
+	for _, bad := range []string{"10.0.0.0/33", "0.0.0.0/0", "::/0", "fe80::1%eth0", "::ffff:10.0.0.0/64"} {
+		if _, err := ParsePrefixes([]string{bad}); err == nil {
+			t.Errorf("%s parsed", bad)
+		}
 	}
 }
