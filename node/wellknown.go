@@ -15,7 +15,7 @@ func (n *Node) DescribedCards(ctx context.Context, offset, limit int) ([]*adp.Ca
 	total := 1
 	if n.cfg.Directory {
 		total += n.store.Count()
-		if _, err := n.store.Card(ctx, n.agentID); err == nil {
+		if c := n.store.Held(n.agentID); c != nil && !c.IsRevocation() {
 			total-- // counted, but listed first, not among the held
 		}
 	}
