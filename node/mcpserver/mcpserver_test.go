@@ -641,6 +641,7 @@ func TestCloseDuringInitialize(t *testing.T) {
 	}
 	close(release)
 	<-done
+	srv.Close() // waits for the handler, which may still be ending the request
 	n := 0
 	for range s.MCP().Sessions() {
 		n++
