@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -574,10 +575,6 @@ func (n *Node) CardPage(ctx context.Context, offset, limit int) ([]*store.Record
 
 // Cards returns every live card held.
 func (n *Node) Cards(ctx context.Context) ([]*store.Record, error) {
-	var out []*store.Record
-	err := n.store.Cards(ctx, func(r *store.Record) bool {
-		out = append(out, r)
-		return true
-	})
-	return out, err
+	recs, _, err := n.CardPage(ctx, 0, math.MaxInt)
+	return recs, err
 }
