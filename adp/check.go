@@ -76,61 +76,90 @@ func StepOf(err error) Step {
 // size, parse, owner, validation rules, signature. It remembers the
 // SHA-256 digests of the last encodings that passed, and skips the
 // validation and the signature for them: a card heard again costs a
-// parse, not a signature check. Only successes are remembered, so a bad
-// card costs a full check every time. A Checker is safe for concurrent
-// use; a node shares one between all its paths. The zero Checker
-// remembers nothing: it verifies every card.
+// parse, not a signature check. It also remembers, apart and fewer, the
+// encodings whose well-formed signature did not verify: that verdict is a
+// pure function of the bytes, so the same forged card heard again (a
+// DHT put is checked by kad-dht's handler and again as it is handed on;
+// a stranger may replay one) costs a parse, not a signature check, and
+// fails with the same error. Other failures are not remembered: the
+// validation rules read the clock, and the cheaper steps cost less than
+// the look-up. A Checker is safe for concurrent use; a node shares one
+// between all its paths. The zero Checker remembers nothing: it verifies
+// every card.
 type Checker struct {
-	// verified is nil in the zero Checker.
+	// verified and forged are nil in the zero Checker.
 	verified *digestset.Set
+	forged   *digestset.Set
 	verifies atomic.Uint64
 
 	// inflight holds the digests being checked now, so that the same
 	// bytes arriving on two paths at once are verified once: the later
-	// check waits for the first and then finds it remembered.
+	// check waits for the first and then finds its verdict.
 	mu       sync.Mutex
 	inflight map[digestset.Digest]chan struct{}
 }
 
+// verdict is what a Checker remembers of an encoding.
+type verdict uint8
+
+const (
+	unknown verdict = iota
+	passed
+	forged
+)
+
+// recall returns what k remembers of sum.
+func (k *Checker) recall(sum digestset.Digest) verdict {
+	switch {
+	case k.verified.Has(sum):
+		return passed
+	case k.forged.Has(sum):
+		return forged
+	}
+	return unknown
+}
+
 // begin claims the check of sum. It returns leader true and a channel to
-// pass to end when no check of sum is under way and sum is not
-// remembered; remembered true when it is; otherwise a channel that is
+// pass to end when no check of sum is under way and nothing is
+// remembered of sum; the verdict when one is; otherwise a channel that is
 // closed when the check under way ends. It looks sum up again under k.mu:
-// a check that ended between the caller's own look-up and begin added
-// sum before its end took k.mu, and is not run a second time.
-func (k *Checker) begin(sum digestset.Digest) (done chan struct{}, leader, remembered bool) {
+// a check that ended between the caller's own look-up and begin recorded
+// its verdict before its end took k.mu, and is not run a second time.
+func (k *Checker) begin(sum digestset.Digest) (done chan struct{}, leader bool, v verdict) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if ch, ok := k.inflight[sum]; ok {
-		return ch, false, false
+		return ch, false, unknown
 	}
-	if k.verified.Has(sum) {
-		return nil, false, true
+	if v := k.recall(sum); v != unknown {
+		return nil, false, v
 	}
 	if k.inflight == nil {
 		k.inflight = make(map[digestset.Digest]chan struct{})
 	}
 	ch := make(chan struct{})
 	k.inflight[sum] = ch
-	return ch, true, false
+	return ch, true, unknown
 }
 
-// claim returns remembered true when sum passed the check before, or else
-// the channel to pass to end once the caller has checked sum itself. It
-// waits for a check of sum already under way, and looks sum up without
-// k.mu first: a card heard again takes no lock.
-func (k *Checker) claim(sum digestset.Digest) (done chan struct{}, remembered bool) {
-	for !k.verified.Has(sum) {
-		done, leader, remembered := k.begin(sum)
+// claim returns the verdict remembered for sum, or else (unknown) the
+// channel to pass to end once the caller has checked sum itself. It waits
+// for a check of sum already under way, and looks sum up without k.mu
+// first: a card heard again takes no lock.
+func (k *Checker) claim(sum digestset.Digest) (done chan struct{}, v verdict) {
+	for {
+		if v := k.recall(sum); v != unknown {
+			return nil, v
+		}
+		done, leader, v := k.begin(sum)
 		switch {
-		case remembered:
-			return nil, true
+		case v != unknown:
+			return nil, v
 		case leader:
-			return done, false
+			return done, unknown
 		}
 		<-done
 	}
-	return nil, true
 }
 
 // end releases the check of sum that begin granted.
@@ -142,9 +171,10 @@ func (k *Checker) end(sum digestset.Digest, done chan struct{}) {
 }
 
 // NewChecker returns a Checker that remembers the last memo encodings that
-// passed (at least 1).
+// passed (at least 1), and the last memo/4 (at least 1) whose signature
+// did not verify.
 func NewChecker(memo int) *Checker {
-	return &Checker{verified: digestset.New(memo)}
+	return &Checker{verified: digestset.New(memo), forged: digestset.New(memo / 4)}
 }
 
 // Check runs the check on raw. With owner set, the card's id must name
@@ -196,15 +226,18 @@ func check(raw []byte, owner peer.ID, k *Checker) (*Card, error) {
 		}
 	}
 	// 4 and 5. Validation rules and signature, skipped for bytes that
-	// passed before, and checked once when the same bytes arrive on
-	// several paths at the same moment.
+	// passed before or whose signature did not verify before, and checked
+	// once when the same bytes arrive on several paths at the same moment.
 	var sum digestset.Digest
 	memo := k != nil && k.verified != nil
 	if memo {
 		sum = sha256.Sum256(raw)
-		done, remembered := k.claim(sum)
-		if remembered {
+		done, v := k.claim(sum)
+		switch v {
+		case passed:
 			return c, nil
+		case forged:
+			return nil, &CheckError{StepVerify, &mismatchError{id: c.ID}}
 		}
 		defer k.end(sum, done)
 	}
@@ -215,6 +248,10 @@ func check(raw []byte, owner peer.ID, k *Checker) (*Card, error) {
 		k.verifies.Add(1)
 	}
 	if err := c.Verify(); err != nil {
+		var mismatch *mismatchError
+		if memo && errors.As(err, &mismatch) {
+			k.forged.Add(sum)
+		}
 		return nil, &CheckError{StepVerify, err}
 	}
 	if memo {

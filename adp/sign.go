@@ -152,17 +152,28 @@ func (c *Card) Verify() error {
 		if !bytes.Equal(canon, body) && ed25519.Verify(rawPub, canon, sig[:]) {
 			return nil
 		}
-		return fmt.Errorf("%w: does not verify for %s", ErrBadSignature, truncate(c.ID))
+		return &mismatchError{id: c.ID}
 	}
 	msg, err := c.signedBytes()
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
 	if !ed25519.Verify(rawPub, msg, sig[:]) {
-		return fmt.Errorf("%w: does not verify for %s", ErrBadSignature, truncate(c.ID))
+		return &mismatchError{id: c.ID}
 	}
 	return nil
 }
+
+// mismatchError is the ErrBadSignature of a well-formed signature that
+// does not verify over the card's bytes: a pure function of those bytes,
+// so a Checker remembers it (see Checker).
+type mismatchError struct{ id string }
+
+func (e *mismatchError) Error() string {
+	return ErrBadSignature.Error() + ": does not verify for " + truncate(e.id)
+}
+
+func (e *mismatchError) Unwrap() error { return ErrBadSignature }
 
 // decodeSig decodes a base64url (no padding) Ed25519 signature into dst.
 func decodeSig(dst []byte, s string) bool {

@@ -442,11 +442,15 @@ func (permissive) Select(string, [][]byte) (int, error) { return 0, nil }
 
 // TestForgedPutNeverReachesSink has an attacker whose DHT skips validation
 // put a forged card and another agent's card under the wrong key; the
-// honest nodes neither store them nor hand them to OnCard.
+// honest nodes neither store them nor hand them to OnCard. They share one
+// check, as a process of nodes would: each record reaches every node
+// twice (kad-dht's handler and the queue to OnCard) and may be put again,
+// yet each signature is verified once.
 func TestForgedPutNeverReachesSink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c := newCluster(t, 4, p2pnet.Mocknet)
+	check := adp.NewChecker(16)
+	c := newCluster(t, 4, p2pnet.Mocknet, dht.WithChecker(check))
 	idx, err := c.net.Add(ctx, nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -484,6 +488,9 @@ func TestForgedPutNeverReachesSink(t *testing.T) {
 		if n := s.len(); n != 0 {
 			t.Errorf("node %d's sink saw %d cards", i, n)
 		}
+	}
+	if n := check.Verifications(); n != 2 {
+		t.Errorf("%d signature checks, want 2: the forged card's and the other agent's, once each", n)
 	}
 	// Nothing was stored.
 	if _, err := c.dhts[1].GetCard(ctx, adp.AgentID(vp)); !errors.Is(err, dht.ErrNotFound) {

@@ -13,12 +13,14 @@ const memoSize = 4096
 // memoValidator is the Validator a DHT hands to kad-dht: the same pure
 // decisions, with the (key, value) pairs already found valid remembered by
 // hash, so a get that hears one card from sixteen peers verifies its
-// signature once. Only successes are remembered: an invalid record costs a
-// full check every time, as it must. Safe for concurrent use.
+// signature once. Only successes are remembered here. Safe for concurrent
+// use.
 //
 // With a Checker (the node's, shared with its other paths), step 3 runs
 // through it, so a card the node verified on another path (gossip,
-// adp.advertise) is not verified again when the DHT hears it.
+// adp.advertise) is not verified again when the DHT hears it, and a
+// forged card, which reaches both kad-dht's handler and the queue to
+// OnCard, has its signature checked once (the Checker remembers it).
 type memoValidator struct {
 	ok     *digestset.Set
 	decode func([]byte) (*adp.Card, error)

@@ -1,8 +1,9 @@
 // Package digestset is a bounded set of SHA-256 digests with first-in,
 // first-out eviction. The DHT and gossip validators use it to remember the
 // card encodings whose signatures they have already verified, so a card
-// heard many times is verified once. Only what was added is remembered:
-// callers add successes only, so a bad input costs a full check every time.
+// heard many times is verified once, and (adp.Checker) those whose
+// signature did not verify. It remembers only what was added: what a
+// digest stands for is the caller's to decide.
 package digestset
 
 import (
