@@ -76,10 +76,10 @@ func TestRebroadcastDoesNotReindex(t *testing.T) {
 		return rec != nil && rec.ReceivedAt.After(first.ReceivedAt) && b.IntakeStats().Offered[store.SourceGossip] >= gossiped+2 &&
 			indexedAt() != was && indexedAt() >= rec.ReceivedAt.Add(-time.Second).UTC().Format(time.RFC3339)
 	})
-	if *held().Card.Seq != *first.Card.Seq {
-		t.Skip("a changed its card meanwhile")
-	}
-	if got := b.IndexAnalyzed(); got != analyzed {
-		t.Fatalf("re-broadcasts analysed the card again: %d analyses, was %d", got, analyzed)
+	// a may have made a new version meanwhile (its addresses changed):
+	// each new version is analysed once at most, a re-broadcast never.
+	versions := *held().Card.Seq - *first.Card.Seq
+	if got := b.IndexAnalyzed(); got > analyzed+versions {
+		t.Fatalf("re-broadcasts analysed the card again: %d analyses, was %d, %d new versions", got, analyzed, versions)
 	}
 }
