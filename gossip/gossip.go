@@ -74,6 +74,9 @@ func New(h host.Host, opts ...Option) (_ *Gossip, err error) {
 	if cfg.jitter >= cfg.interval {
 		return nil, fmt.Errorf("%w: jitter %v not below interval %v", ErrBadOption, cfg.jitter, cfg.interval)
 	}
+	if cfg.check == nil { // made here, not as a default that WithChecker would discard
+		cfg.check = adp.NewChecker(maxVerified)
+	}
 	if cfg.score == nil {
 		cfg.score, cfg.thresholds = ScoreParams(), ScoreThresholds()
 	}

@@ -36,7 +36,6 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		check:    adp.NewChecker(maxVerified),
 		interval: DefaultRebroadcastInterval,
 		log:      slog.New(slog.DiscardHandler),
 		now:      time.Now,
