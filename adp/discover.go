@@ -2,6 +2,7 @@ package adp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -31,6 +32,11 @@ type DiscoverRequest struct {
 	// answers and to report the measured round trip (an adpnode
 	// extension; a service that cannot probe ignores it).
 	Probe bool `json:"probe,omitempty"`
+	// Known names cards the caller holds (CardDigest of their bytes, at
+	// most MaxKnownCards): a result whose card has one of these digests
+	// is left out, before the limit is applied (an adpnode extension; a
+	// card sync sends it).
+	Known []string `json:"known,omitempty"`
 }
 
 // ParseDiscoverRequest decodes and checks an adp.discover body. An empty
@@ -47,8 +53,9 @@ type DiscoverRequest struct {
 // "/*" (prefix match), constraints.max_results_age_seconds a number >= 0,
 // constraints.allow_stale and constraints.strict booleans,
 // constraints.relevance_floor a number in [0, 1], client_context an
-// object, probe a boolean. A strict request (constraints.strict true)
-// naming a constraint this package cannot apply is refused with an
+// object, probe a boolean, known at most MaxKnownCards card digests
+// (CardDigest). A strict request (constraints.strict true) naming a
+// constraint this package cannot apply is refused with an
 // *UnsupportedFilterError (ErrUnsupportedFilter).
 func ParseDiscoverRequest(body []byte) (*DiscoverRequest, error) {
 	if len(body) > MaxDiscoverRequestSize {
@@ -183,9 +190,39 @@ func (r *DiscoverRequest) decodeMember(d *decoder, m member) {
 		if b := d.bool(p, v); b != nil {
 			r.Probe = *b
 		}
+	case "known":
+		r.Known = d.known(p, v)
 	default:
 		d.add(p, "unknown field")
 	}
+}
+
+// known decodes the known list of a discover request: at most
+// MaxKnownCards digests as CardDigest writes them. Only the first bad
+// entry is reported.
+func (d *decoder) known(path string, raw json.RawMessage) []string {
+	elems, ok := d.array(path, raw)
+	if !ok {
+		return nil
+	}
+	if len(elems) > MaxKnownCards {
+		d.add(path, fmt.Sprintf("has %d entries, limit %d", len(elems), MaxKnownCards))
+		return nil
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		p := path + "/" + strconv.Itoa(i)
+		before := len(d.probs)
+		out[i] = d.str(p, e)
+		if len(d.probs) > before {
+			return nil
+		}
+		if !validKnownDigest(out[i]) {
+			d.add(p, fmt.Sprintf("must be a card digest: %d base64url characters without padding", base64.RawURLEncoding.EncodedLen(KnownDigestSize)))
+			return nil
+		}
+	}
+	return out
 }
 
 // queryTags decodes a tag list of a discover request.

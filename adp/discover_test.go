@@ -274,3 +274,45 @@ func TestDiscoverResponseMarshalJSONAsMarshal(t *testing.T) {
 		t.Fatalf("not compact: %s", got)
 	}
 }
+
+func TestParseDiscoverRequestKnown(t *testing.T) {
+	a, b := adp.CardDigest([]byte(`{"id":"a"}`)), adp.CardDigest([]byte(`{"id":"b"}`))
+	if len(a) != 16 || a == b {
+		t.Fatalf("digests %q and %q: want two different 16-character digests", a, b)
+	}
+	r, err := adp.ParseDiscoverRequest([]byte(`{"known":["` + a + `","` + b + `"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Known, []string{a, b}) {
+		t.Fatalf("known %v, want [%s %s]", r.Known, a, b)
+	}
+	// The list as a card sync writes it round-trips through JSON.
+	raw, err := json.Marshal(&adp.DiscoverRequest{Known: []string{a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := adp.ParseDiscoverRequest(raw); err != nil || !reflect.DeepEqual(r.Known, []string{a}) {
+		t.Fatalf("%s: known %v, %v", raw, r.Known, err)
+	}
+
+	full := `["` + strings.Repeat(a+`","`, adp.MaxKnownCards-1) + a + `"]`
+	if r, err := adp.ParseDiscoverRequest([]byte(`{"known":` + full + `}`)); err != nil || len(r.Known) != adp.MaxKnownCards {
+		t.Fatalf("%d digests: %v", adp.MaxKnownCards, err)
+	}
+	over := `["` + strings.Repeat(a+`","`, adp.MaxKnownCards) + a + `"]`
+	for _, tc := range []struct{ body, path string }{
+		{`{"known":` + over + `}`, "/known"},
+		{`{"known":"` + a + `"}`, "/known"},
+		{`{"known":["` + a + `",7]}`, "/known/1"},
+		{`{"known":["` + a + `","` + a[:15] + `"]}`, "/known/1"},                // too short
+		{`{"known":["` + a + `=="]}`, "/known/0"},                               // padded
+		{`{"known":["` + strings.Replace(a, a[:1], "+", 1) + `"]}`, "/known/0"}, // not the URL alphabet
+		{`{"known":["` + a[:15] + `_","` + a[:15] + `/"]}`, "/known/1"},         // the first bad entry only
+	} {
+		_, err := adp.ParseDiscoverRequest([]byte(tc.body))
+		if got := problemPaths(t, err); !reflect.DeepEqual(got, []string{tc.path}) {
+			t.Errorf("%.60s: problems %v, want [%s] (%v)", tc.body, got, tc.path, err)
+		}
+	}
+}
