@@ -362,6 +362,7 @@ type Plan struct {
 	Protocols  []string
 	MaxAge     time.Duration
 	AllowStale bool
+	Exclude    map[string]struct{} // ids no result may have
 	Limit      int
 	MinScore   float64
 	Weights    Weights // effective
@@ -377,7 +378,7 @@ type Plan struct {
 // Prepare validates and normalizes q: limits clamped (with a warning),
 // tags cleaned and normalized, text analysed, weights made effective.
 func (c *Model) Prepare(q Query) *Plan {
-	p := &Plan{MaxAge: q.MaxAge, AllowStale: q.AllowStale, Limit: q.Limit, MinScore: q.MinScore}
+	p := &Plan{MaxAge: q.MaxAge, AllowStale: q.AllowStale, Exclude: q.Exclude, Limit: q.Limit, MinScore: q.MinScore}
 	switch {
 	case p.Limit <= 0:
 		p.Limit = DefaultLimit

@@ -328,6 +328,9 @@ func (n *Naive) pass(d *naiveDoc, p *Plan, now int64) bool {
 			return false
 		}
 	}
+	if _, ok := p.Exclude[d.id]; ok {
+		return false
+	}
 	if len(p.Protocols) > 0 && !AnyIn(d.protos, p.Protocols) {
 		return false
 	}

@@ -103,8 +103,12 @@ type Query struct {
 	MaxAge time.Duration
 	// AllowStale returns expired records too (with freshness 0).
 	AllowStale bool
-	Limit      int     // 0: DefaultLimit
-	MinScore   float64 // results below are dropped; use a negative value for 0
+	// Exclude is a hard filter on ids: no result is one of them. It is
+	// applied before the limit, so a caller that excludes what it holds
+	// gets the best of the rest.
+	Exclude  map[string]struct{}
+	Limit    int     // 0: DefaultLimit
+	MinScore float64 // results below are dropped; use a negative value for 0
 	// RelevanceFloor, when set, replaces the floor the model derives
 	// from WithRelevanceFloor and the query's aspects (Model.RelevanceFloor);
 	// 0 turns the floor off.

@@ -72,7 +72,7 @@ func TestIndexEqualsNaive(t *testing.T) {
 		t.Fatalf("Len index %d naive %d", x.Len(), nv.Len())
 	}
 	now := g.Now()
-	checked, pruned, skipped, released := 0, 0, 0, 0
+	checked, pruned, skipped, released, excluded := 0, 0, 0, 0, 0
 	compare := func() {
 		for kind := synthetic.TagOnly; kind <= synthetic.Mixed; kind++ {
 			for i := range 60 {
@@ -92,9 +92,22 @@ func TestIndexEqualsNaive(t *testing.T) {
 				if i%2 == 1 {
 					sig = g.Signals
 				}
+				if i%3 == 0 { // a caller excludes the best hits it holds, and one other agent
+					before := nv.Search(q, sig, now).Hits
+					q.Exclude = map[string]struct{}{g.ID(i): {}}
+					for _, h := range before[:min(5, len(before))] {
+						q.Exclude[h.ID] = struct{}{}
+					}
+					excluded += len(before[:min(5, len(before))])
+				}
 				got := x.Search(q, sig, now)
 				want := nv.Search(q, sig, now)
 				sameHits(t, got.Hits, want.Hits)
+				for _, h := range got.Hits {
+					if _, ok := q.Exclude[h.ID]; ok {
+						t.Fatalf("%v query %d: excluded %s returned", kind, i, h.ID)
+					}
+				}
 				checkEvidence(t, got)
 				if got.Candidates > want.Candidates {
 					t.Fatalf("%v query %d: candidates index %d > naive %d", kind, i, got.Candidates, want.Candidates)
@@ -124,6 +137,9 @@ func TestIndexEqualsNaive(t *testing.T) {
 	}
 	if released == 0 {
 		t.Fatal("no query released tag matches before reading its terms")
+	}
+	if excluded < 100 {
+		t.Fatalf("only %d hits excluded: the exclusion is not exercised", excluded)
 	}
 	t.Logf("%d hits compared; %d queries scored fewer candidates, %d skipped postings, %d released tag matches", checked, pruned, skipped, released)
 	if checked < 500 {

@@ -16,6 +16,11 @@ func (x *Index) pass(d uint32, m *docMeta, p *scoring.Plan, required, excluded [
 			return false
 		}
 	}
+	if len(p.Exclude) > 0 {
+		if _, ok := p.Exclude[x.ids[d]]; ok {
+			return false
+		}
+	}
 	if len(p.Protocols) > 0 && m.protos&mask == 0 {
 		if m.protos&(1<<overflowProto) == 0 || !scoring.AnyIn(x.protoOut[d], other) {
 			return false
