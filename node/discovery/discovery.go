@@ -36,12 +36,16 @@ type Discovery struct {
 
 	mu    sync.RWMutex
 	cards map[string]*discoveryEntry
+	// byDigest names the agent of each indexed card by the card's
+	// adp.CardDigest, for the known lists of card syncs.
+	byDigest map[string]string
 
 	analyzed atomic.Uint64 // cards analysed into the scoring index (Put)
 }
 
 type discoveryEntry struct {
 	card      *adp.Card
+	digest    string // adp.CardDigest of the card's bytes
 	indexedAt time.Time
 	expiresAt time.Time
 }
@@ -99,7 +103,7 @@ func New(opts ...Option) (*Discovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
-	return &Discovery{idx: idx, signals: cfg.signals, now: cfg.now, log: cfg.log, cards: make(map[string]*discoveryEntry)}, nil
+	return &Discovery{idx: idx, signals: cfg.signals, now: cfg.now, log: cfg.log, cards: make(map[string]*discoveryEntry), byDigest: make(map[string]string)}, nil
 }
 
 // Put indexes c (or replaces the agent's previous card), received at
@@ -110,10 +114,11 @@ func (d *Discovery) Put(c *adp.Card, indexedAt, expiresAt time.Time) error {
 		return fmt.Errorf("discovery: card without id: %w", scoring.ErrNoID)
 	}
 	doc := DocFromCard(c, indexedAt, expiresAt)
+	digest := adp.CardDigest(c.Raw())
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc.Revoked {
-		delete(d.cards, c.ID)
+		d.forget(c.ID)
 		d.idx.Delete(c.ID)
 		return nil
 	}
@@ -121,8 +126,39 @@ func (d *Discovery) Put(c *adp.Card, indexedAt, expiresAt time.Time) error {
 		return err
 	}
 	d.analyzed.Add(1)
-	d.cards[c.ID] = &discoveryEntry{card: c, indexedAt: indexedAt, expiresAt: expiresAt}
+	d.forget(c.ID)
+	d.cards[c.ID] = &discoveryEntry{card: c, digest: digest, indexedAt: indexedAt, expiresAt: expiresAt}
+	d.byDigest[digest] = c.ID
 	return nil
+}
+
+// forget drops agentID's entry and its digest; d.mu is held.
+func (d *Discovery) forget(agentID string) {
+	if e, ok := d.cards[agentID]; ok {
+		if d.byDigest[e.digest] == agentID {
+			delete(d.byDigest, e.digest)
+		}
+		delete(d.cards, agentID)
+	}
+}
+
+// Digests returns the adp.CardDigest of at most max indexed cards, leaving
+// out except's (the node's own card, whose absence from a peer's answer
+// must mean the peer lacks it): the known list of a card sync's request.
+// Which cards fill the list when there are more is unspecified.
+func (d *Discovery) Digests(max int, except string) []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make([]string, 0, min(max, len(d.cards)))
+	for id, e := range d.cards {
+		if len(out) == max {
+			break
+		}
+		if id != except {
+			out = append(out, e.digest)
+		}
+	}
+	return out
 }
 
 // Touch moves the received and expiry times of agentID's indexed card
@@ -160,7 +196,7 @@ func (d *Discovery) Analyzed() uint64 { return d.analyzed.Load() }
 func (d *Discovery) Remove(agentID string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.cards, agentID)
+	d.forget(agentID)
 	return d.idx.Delete(agentID)
 }
 
@@ -170,7 +206,7 @@ func (d *Discovery) Expire(t time.Time) int {
 	defer d.mu.Unlock()
 	for id, e := range d.cards {
 		if !e.expiresAt.IsZero() && !e.expiresAt.After(t) {
-			delete(d.cards, id)
+			d.forget(id)
 		}
 	}
 	return d.idx.Expire(t)
@@ -202,6 +238,7 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 	if f, ok := req.RelevanceFloor(); ok {
 		q.RelevanceFloor = &f
 	}
+	q.Exclude = d.held(req.Known)
 	res := d.idx.Search(q, d.signals, now)
 	resp := &adp.DiscoverResponse{
 		RequestID:          newRequestID(),
@@ -235,6 +272,26 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 		resp.Warnings = append(resp.Warnings, RedactionWarning+detail+" fields (redacted); request detail \"full\" for the signed cards")
 	}
 	return resp, nil
+}
+
+// held returns the agents whose indexed card has one of the digests of a
+// request's known list: the caller holds those very bytes.
+func (d *Discovery) held(known []string) map[string]struct{} {
+	if len(known) == 0 {
+		return nil
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make(map[string]struct{}, len(known))
+	for _, k := range known {
+		if id, ok := d.byDigest[k]; ok {
+			out[id] = struct{}{}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func buildResult(e *discoveryEntry, h scoring.Hit, detail string, evidence bool, now time.Time) (adp.DiscoverResult, error) {

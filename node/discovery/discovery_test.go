@@ -237,3 +237,81 @@ func TestDiscoveryLifecycle(t *testing.T) {
 		t.Fatal("Discover ignores a cancelled context")
 	}
 }
+
+func TestDiscoveryKnown(t *testing.T) {
+	d, err := discovery.New(discovery.WithClock(func() time.Time { return discoNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := `{"id": "ID", "name": "Translator", "seq": SEQ, "skills": ["nlp/translation"], "endpoints": [{"protocol": "aitp", "uri": "ID"}]}`
+	card := func(key byte, seq string) *adp.Card {
+		return cardtest.Card(t, key, strings.Replace(tmpl, "SEQ", seq, 1))
+	}
+	var cards []*adp.Card
+	for key := byte(1); key <= 6; key++ {
+		c := card(key, "1")
+		cards = append(cards, c)
+		if err := d.Put(c, discoNow, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(r *adp.DiscoverResponse) []string {
+		var out []string
+		for _, x := range r.Results {
+			out = append(out, x.ID)
+		}
+		return out
+	}
+	knownOf := func(r *adp.DiscoverResponse) []string {
+		var out []string
+		for _, x := range r.Results {
+			out = append(out, `"`+adp.CardDigest(x.AgentCard)+`"`)
+		}
+		return out
+	}
+	all := `{"limit": 3, "min_score": 0, "detail": "full"`
+	first := discover(t, d, all+`}`)
+	if len(first.Results) != 3 {
+		t.Fatalf("%d results, want 3", len(first.Results))
+	}
+	// The caller holds the first three: the answer is the other three, the
+	// filter applied before the limit.
+	rest := discover(t, d, all+`, "known": [`+strings.Join(knownOf(first), ",")+`]}`)
+	if got := ids(rest); len(got) != 3 || slices.ContainsFunc(got, func(id string) bool { return slices.Contains(ids(first), id) }) {
+		t.Fatalf("with the first three known: %v (first %v)", got, ids(first))
+	}
+	both := append(knownOf(first), knownOf(rest)...)
+	if r := discover(t, d, all+`, "known": [`+strings.Join(both, ",")+`]}`); len(r.Results) != 0 {
+		t.Fatalf("every card known, yet %v returned", ids(r))
+	}
+
+	// A known digest of an older version does not hide the newer card.
+	older := adp.CardDigest(cards[0].Raw())
+	newer := card(1, "2")
+	if err := d.Put(newer, discoNow, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	r := discover(t, d, `{"limit": 10, "min_score": 0, "detail": "full", "known": ["`+older+`"]}`)
+	if !slices.Contains(ids(r), newer.ID) || len(r.Results) != 6 {
+		t.Fatalf("known holds an older version of %s: got %v", newer.ID, ids(r))
+	}
+
+	// Digests lists the indexed cards' digests, bounded, without except's.
+	got := d.Digests(adp.MaxKnownCards, newer.ID)
+	if len(got) != 5 || slices.Contains(got, adp.CardDigest(newer.Raw())) || slices.Contains(got, older) {
+		t.Fatalf("Digests without %s: %v", newer.ID, got)
+	}
+	for _, c := range cards[1:] {
+		if !slices.Contains(got, adp.CardDigest(c.Raw())) {
+			t.Fatalf("Digests lacks %s", c.ID)
+		}
+	}
+	if n := len(d.Digests(2, "")); n != 2 {
+		t.Fatalf("Digests(2) returned %d", n)
+	}
+	// A removed card's digest names nothing any more.
+	d.Remove(cards[1].ID)
+	if slices.Contains(d.Digests(adp.MaxKnownCards, ""), adp.CardDigest(cards[1].Raw())) {
+		t.Fatal("Digests lists a removed card")
+	}
+}
