@@ -68,7 +68,8 @@ func (n *Node) newPeering(boot []peer.AddrInfo) (*peering.Peering, error) {
 // them every anti-entropy round, and a peer found without the own card
 // has the node publish it again on the topic.
 func (n *Node) newCardSync() (*cardsync.Syncer, error) {
-	s, err := cardsync.New(cardsync.Discover(n.client), n.intake,
+	known := func() []string { return n.index.Digests(adp.MaxKnownCards, n.AgentID()) }
+	s, err := cardsync.New(cardsync.Discover(n.client, known), n.intake,
 		cardsync.IsConnected(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected }),
 		cardsync.Rounds(0, n.aitpPeers),
 		cardsync.Republish(n.Card, func(ctx context.Context, c *adp.Card) error { return n.gossip.PublishOwn(ctx, c) }),

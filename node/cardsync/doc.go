@@ -17,7 +17,9 @@
 // # One sync, phase by phase
 //
 //  1. fetch: the peer's list, bounded by the Fetch's own reply limit and
-//     then cut to MaxCards entries;
+//     then cut to MaxCards entries ([Discover] sends the digests of the
+//     cards the node holds, and the peer leaves those out: a peer that
+//     holds what the node holds answers with next to nothing);
 //  2. select: each entry is parsed (adp.ParseCard, which refuses more than
 //     adp.MaxCardSize octets) and compared with the held card; only the
 //     newer ones go on;
