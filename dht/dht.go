@@ -33,6 +33,11 @@ type DHT struct {
 
 	mu    sync.Mutex
 	cards map[peer.ID]*adp.Card // remembered for republishing
+	// putAt is when each remembered card last reached the network (a put
+	// that succeeded): a republish round skips a card put within half the
+	// interval before it, so that a card put just before a round is not put
+	// again at once.
+	putAt map[peer.ID]time.Time
 	// provided is when each tag key was last announced as a provider
 	// record, and the routing table's size then; a put within the
 	// republish interval does not announce it again unless the table has
@@ -113,6 +118,7 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 		ctx:      ctx,
 		cancel:   cancel,
 		cards:    make(map[peer.ID]*adp.Card),
+		putAt:    make(map[peer.ID]time.Time),
 		provided: make(map[cid.Cid]announced),
 		memo:     memo,
 	}
@@ -235,12 +241,24 @@ func (d *DHT) PutCard(ctx context.Context, c *adp.Card) error {
 		return fmt.Errorf("%w: agent %s", ErrOlder, adp.AgentID(p))
 	}
 	d.cards[p] = c
+	delete(d.putAt, p) // stamped once c itself has reached the network
 	d.mu.Unlock()
 	if err := d.put(ctx, p, c); err != nil {
 		return err
 	}
 	d.puts.Add(1)
+	d.stampPut(p, c)
 	return nil
+}
+
+// stampPut records that c, when it is still the remembered card of p,
+// reached the network now.
+func (d *DHT) stampPut(p peer.ID, c *adp.Card) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cards[p] == c {
+		d.putAt[p] = time.Now()
+	}
 }
 
 // check validates c as a remote peer would, through the validator kad-dht
@@ -313,6 +331,7 @@ func (d *DHT) Forget(agentID string) error {
 	}
 	d.mu.Lock()
 	delete(d.cards, p)
+	delete(d.putAt, p)
 	d.mu.Unlock()
 	return nil
 }
@@ -401,12 +420,17 @@ func (d *DHT) republishLoop() {
 	}
 }
 
+// republish puts every remembered card again, but those put within half
+// the republish interval (their records are fresh; the next round puts
+// them), and announces their provider records again.
 func (d *DHT) republish() {
 	d.mu.Lock()
-	clear(d.provided) // every key of a remembered card is announced again
+	clear(d.provided) // every key of a card put in this round is announced again
 	cards := make(map[peer.ID]*adp.Card, len(d.cards))
 	for p, c := range d.cards {
-		cards[p] = c
+		if at, ok := d.putAt[p]; !ok || time.Since(at) >= d.cfg.republish/2 {
+			cards[p] = c
+		}
 	}
 	d.mu.Unlock()
 	for p, c := range cards {
@@ -418,6 +442,7 @@ func (d *DHT) republish() {
 			d.cfg.log.Debug("republish failed", "agent", adp.AgentID(p), "err", err)
 		} else {
 			d.republished.Add(1)
+			d.stampPut(p, c)
 		}
 		if d.ctx.Err() != nil {
 			return

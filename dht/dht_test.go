@@ -628,3 +628,46 @@ func TestPutCardVerifiesOnce(t *testing.T) {
 		t.Fatalf("%d verifications after a good put too, want 2: the card verified once", n)
 	}
 }
+
+// TestRepublishSkipsFreshPut: a republish round right after a put leaves
+// that card alone; once its put is half an interval old, the round puts it
+// again, and a card whose put failed is put at the next round whatever its
+// age.
+func TestRepublishSkipsFreshPut(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := newCluster(t, 2, p2pnet.Mocknet, dht.RepublishInterval(time.Hour))
+	sk, _ := c.net.Key(0)
+	h0, _ := c.net.Host(0)
+	card := cardtest.Signed(t, sk, 1, "alpha", "nlp")
+	d := c.dhts[0]
+	if err := d.PutCard(ctx, card); err != nil {
+		t.Fatal(err)
+	}
+	d.RepublishNow()
+	if s := d.Stats(); s.Republished != 0 || s.RepublishFailed != 0 {
+		t.Fatalf("a round right after the put: %+v, want no republication", s)
+	}
+	d.AgePut(adp.AgentID(h0.ID()), 30*time.Minute)
+	d.RepublishNow()
+	if s := d.Stats(); s.Republished != 1 {
+		t.Fatalf("a round half an interval after the put: %d republished, want 1", s.Republished)
+	}
+	d.RepublishNow() // just put again
+	if s := d.Stats(); s.Republished != 1 {
+		t.Fatalf("a round right after a republication: %d republished, want 1", s.Republished)
+	}
+
+	// A put that fails (its context is over) is remembered unstamped: the
+	// next round puts it.
+	done, stop := context.WithCancel(ctx)
+	stop()
+	newer := cardtest.Signed(t, sk, 2, "alpha", "nlp")
+	if err := d.PutCard(done, newer); err == nil {
+		t.Fatal("a put with a cancelled context succeeded")
+	}
+	d.RepublishNow()
+	if s := d.Stats(); s.Republished != 2 {
+		t.Fatalf("a round after a failed put of a newer card: %d republished, want 2", s.Republished)
+	}
+}
