@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
@@ -68,6 +69,17 @@ func sameCard(raw []byte, known []*adp.Card) *adp.Card {
 		}
 	}
 	return nil
+}
+
+// knownCorrupt returns a copy of the keys of the corrupt values found so
+// far (at most 16 times maxCorruptReports), nil when there is none.
+func (s *Store) knownCorrupt() map[string]struct{} {
+	s.corruptMu.Lock()
+	defer s.corruptMu.Unlock()
+	if len(s.corruptSeen) == 0 {
+		return nil
+	}
+	return maps.Clone(s.corruptSeen)
 }
 
 // reportCorrupt logs and counts a corrupt value once per key and keeps the
@@ -236,9 +248,11 @@ func (s *Store) Cards(ctx context.Context, fn func(*Record) bool) error {
 // card of except (a normalized agent id; "" for none) neither counted nor
 // given. The cards before offset are passed over by their keys alone, in
 // short transactions, so a page deep in a large store costs reading its
-// keys, not decoding every card before it. A corrupt card counts as one
-// but is not given, so pages read across one (reported by Corrupt) may
-// repeat a card at their boundary.
+// keys, not decoding every card before it. A corrupt value is neither
+// given nor counted, once found (by Open's scan, or by the read of an
+// earlier page), so consecutive pages neither repeat nor miss a card
+// across one; beyond 1,024 corrupt values, the later ones count as
+// cards, and a page after one may repeat a card at its boundary.
 func (s *Store) CardsAt(ctx context.Context, offset int, except string, fn func(*Record) bool) error {
 	return s.cardsAt(ctx, offset, except, skipBatch, fn)
 }
@@ -275,8 +289,9 @@ func (s *Store) cardsAt(ctx context.Context, offset int, except string, batch in
 	return nil
 }
 
-// skipKeys passes over up to batch card keys from start, except's not
-// counted, until n are passed. It returns the key to continue from (nil
+// skipKeys passes over up to batch card keys from start, except's and
+// those of corrupt values found so far not counted (a page never gives
+// them), until n are passed. It returns the key to continue from (nil
 // at the end) and how many are still to pass.
 func (s *Store) skipKeys(start []byte, n int, except string, batch int) ([]byte, int, error) {
 	if err := s.begin(); err != nil {
@@ -284,6 +299,7 @@ func (s *Store) skipKeys(start []byte, n int, except string, batch int) ([]byte,
 	}
 	defer s.end()
 	var next []byte
+	corrupt := s.knownCorrupt()
 	err := s.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefixCard)})
 		defer it.Close()
@@ -295,7 +311,7 @@ func (s *Store) skipKeys(start []byte, n int, except string, batch int) ([]byte,
 				return nil
 			}
 			seen++
-			if string(key[len(prefixCard):]) != except {
+			if _, bad := corrupt[string(key)]; !bad && string(key[len(prefixCard):]) != except {
 				n--
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dgraph-io/badger/v4"
+
 	"github.com/adpnode/adpnode/internal/cardtest"
 )
 
@@ -64,4 +66,67 @@ func first(ids []string) string {
 		return "nothing"
 	}
 	return ids[0]
+}
+
+// TestCardsAtPagesAcrossCorrupt: pages read one after another across
+// corrupt values neither repeat nor miss a card, whether Open found the
+// values or the read of an earlier page did.
+func TestCardsAtPagesAcrossCorrupt(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open("", WithInMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const n = 40
+	for i := range n {
+		if _, err := s.PutCard(ctx, cardtest.Signed(t, cardtest.Key(t, byte(i+1)), 1, "alpha"), SourceGossip, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all []string
+	if err := s.Cards(ctx, func(r *Record) bool { all = append(all, r.AgentID); return true }); err != nil {
+		t.Fatal(err)
+	}
+	// Corrupt the 4th, the 10th (the last of the first page) and the 26th.
+	bad := []string{all[3], all[9], all[25]}
+	if err := s.db.Update(func(txn *badger.Txn) error {
+		for _, id := range bad {
+			if err := txn.Set(cardKey(id), []byte{9, 9, 9}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.DeleteFunc(slices.Clone(all), func(id string) bool { return slices.Contains(bad, id) })
+	for _, page := range []int{1, 7, 10} {
+		var got []string
+		for offset := 0; offset < n; offset += page {
+			k := 0
+			if err := s.CardsAt(ctx, offset, "", func(r *Record) bool {
+				got = append(got, r.AgentID)
+				k++
+				return k < page
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("pages of %d: %d ids, want the %d good ones in order (first difference at %d)", page, len(got), len(want), firstDiff(got, want))
+		}
+	}
+	if len(s.Corrupt()) != len(bad) {
+		t.Fatalf("%d corrupt values reported, want %d", len(s.Corrupt()), len(bad))
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
