@@ -16,21 +16,8 @@ import (
 // transaction exactly) and of skipBatch.
 func TestCardsAt(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open("", WithInMemory())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	const n = 40
-	for i := range n {
-		if _, err := s.PutCard(ctx, cardtest.Signed(t, cardtest.Key(t, byte(i+1)), 1, "alpha"), SourceGossip, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var all []string
-	if err := s.Cards(ctx, func(r *Record) bool { all = append(all, r.AgentID); return true }); err != nil {
-		t.Fatal(err)
-	}
+	s, all := cardsStore(t, n)
 	if len(all) != n || !slices.IsSorted(all) {
 		t.Fatalf("Cards listed %d ids (sorted %v), want %d sorted", len(all), slices.IsSorted(all), n)
 	}
@@ -61,6 +48,27 @@ func TestCardsAt(t *testing.T) {
 	}
 }
 
+// cardsStore returns an in-memory store of n cards and their agent ids
+// as Cards lists them.
+func cardsStore(t *testing.T, n int) (*Store, []string) {
+	t.Helper()
+	s, err := Open("", WithInMemory())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for i := range n {
+		if _, err := s.PutCard(context.Background(), cardtest.Signed(t, cardtest.Key(t, byte(i+1)), 1, "alpha"), SourceGossip, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all []string
+	if err := s.Cards(context.Background(), func(r *Record) bool { all = append(all, r.AgentID); return true }); err != nil {
+		t.Fatal(err)
+	}
+	return s, all
+}
+
 func first(ids []string) string {
 	if len(ids) == 0 {
 		return "nothing"
@@ -69,25 +77,12 @@ func first(ids []string) string {
 }
 
 // TestCardsAtPagesAcrossCorrupt: pages read one after another across
-// corrupt values neither repeat nor miss a card, whether Open found the
-// values or the read of an earlier page did.
+// corrupt values that the read of an earlier page found neither repeat
+// nor miss a card.
 func TestCardsAtPagesAcrossCorrupt(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open("", WithInMemory())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	const n = 40
-	for i := range n {
-		if _, err := s.PutCard(ctx, cardtest.Signed(t, cardtest.Key(t, byte(i+1)), 1, "alpha"), SourceGossip, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var all []string
-	if err := s.Cards(ctx, func(r *Record) bool { all = append(all, r.AgentID); return true }); err != nil {
-		t.Fatal(err)
-	}
+	s, all := cardsStore(t, n)
 	// Corrupt the 4th, the 10th (the last of the first page) and the 26th.
 	bad := []string{all[3], all[9], all[25]}
 	if err := s.db.Update(func(txn *badger.Txn) error {
