@@ -7,6 +7,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/adpnode/adpnode/adp/didwba"
+	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/intake"
 	"github.com/adpnode/adpnode/node/liveness"
 )
@@ -16,6 +17,12 @@ import (
 func (n *Node) CallPeer(ctx context.Context, p peer.ID, method string, body []byte) ([]byte, error) {
 	return n.invoke.Call(ctx, p, method, body)
 }
+
+// SyncStats exposes the card sync's counters.
+func (n *Node) SyncStats() cardsync.Stats { return n.sync.Stats() }
+
+// SyncWith runs one card sync with p at once.
+func (n *Node) SyncWith(ctx context.Context, p peer.ID) error { return n.sync.Sync(ctx, p) }
 
 // IntakeStats exposes the intake's counters.
 func (n *Node) IntakeStats() intake.Stats { return n.intake.Stats() }
