@@ -73,6 +73,7 @@ func (n *Node) newCardSync() (*cardsync.Syncer, error) {
 		cardsync.IsConnected(func(p peer.ID) bool { return n.host.Network().Connectedness(p) == network.Connected }),
 		cardsync.Rounds(0, n.aitpPeers),
 		cardsync.Republish(n.Card, func(ctx context.Context, c *adp.Card) error { return n.gossip.PublishOwn(ctx, c) }),
+		cardsync.Registerer(n.metrics.Reg),
 		cardsync.Logger(n.log))
 	if err != nil {
 		return nil, fmt.Errorf("node: card sync: %w", err)

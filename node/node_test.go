@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -166,4 +167,10 @@ func TestSyncBetweenEqualNodesMovesNoCard(t *testing.T) {
 		}
 		return nil
 	})
+	// The syncs show on /metrics.
+	code, body := api(t, b, "GET", "/metrics", "")
+	m := regexp.MustCompile(`(?m)^adpnode_cardsync_syncs_total\{result="ok"\} (\d+)$`).FindStringSubmatch(body)
+	if code != 200 || m == nil || m[1] == "0" {
+		t.Fatalf("metrics (%d): adpnode_cardsync_syncs_total{result=\"ok\"} %v, want at least 1", code, m)
+	}
 }

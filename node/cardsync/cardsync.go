@@ -75,6 +75,8 @@ type Syncer struct {
 	syncs, failed, deferred, dropped                      atomic.Uint64
 	newer, stored, refused, skipped, behind, reps, rounds atomic.Uint64
 
+	collector *collector // registered on cfg.reg; nil without Registerer
+
 	closeOnce sync.Once
 }
 
@@ -101,6 +103,13 @@ func New(fetch Fetch, in Intake, opts ...Option) (*Syncer, error) {
 	}
 	if cfg.peers != nil {
 		s.nextRound = cfg.now().Add(s.jittered())
+	}
+	if cfg.reg != nil {
+		s.collector = newCollector(s)
+		if err := cfg.reg.Register(s.collector); err != nil {
+			cancel()
+			return nil, fmt.Errorf("cardsync: register metrics: %w", err)
+		}
 	}
 	s.wg.Go(s.loop)
 	return s, nil
@@ -177,6 +186,9 @@ func (s *Syncer) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
 		s.wg.Wait()
+		if s.collector != nil {
+			s.cfg.reg.Unregister(s.collector)
+		}
 	})
 	return nil
 }

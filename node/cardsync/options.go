@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/adp"
 )
@@ -52,6 +53,7 @@ type config struct {
 	publish           func(context.Context, *adp.Card) error
 	now               func() time.Time
 	log               *slog.Logger
+	reg               prometheus.Registerer
 }
 
 func defaultConfig() config {
@@ -177,6 +179,18 @@ func Logger(l *slog.Logger) Option {
 		if l != nil {
 			c.log = l
 		}
+		return nil
+	}
+}
+
+// Registerer exports the Syncer's counters on reg (adpnode_cardsync_*;
+// see Stats) until Close.
+func Registerer(reg prometheus.Registerer) Option {
+	return func(c *config) error {
+		if reg == nil {
+			return fmt.Errorf("%w: nil registerer", ErrBadOption)
+		}
+		c.reg = reg
 		return nil
 	}
 }
