@@ -53,6 +53,8 @@ type DHT struct {
 	incomingCards, incomingDropped, incomingInvalid     atomic.Uint64
 	putsRefused, provides                               atomic.Uint64
 
+	collector *collector // registered on cfg.reg; nil without Registerer
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -134,6 +136,13 @@ func New(h host.Host, opts ...Option) (*DHT, error) {
 		return nil, fmt.Errorf("dht: start kad-dht: %w", err)
 	}
 	d.kad = kad
+	if cfg.reg != nil {
+		d.collector = newCollector(d)
+		if err := cfg.reg.Register(d.collector); err != nil {
+			cancel()
+			return nil, errors.Join(fmt.Errorf("dht: register metrics: %w", err), kad.Close())
+		}
+	}
 	d.wg.Add(1)
 	go d.republishLoop()
 	if d.incoming != nil {
@@ -465,6 +474,9 @@ func (d *DHT) Close() error {
 		d.mu.Unlock()
 		d.cancel()
 		d.wg.Wait()
+		if d.collector != nil {
+			d.cfg.reg.Unregister(d.collector)
+		}
 		d.closeErr = d.kad.Close()
 	})
 	return d.closeErr

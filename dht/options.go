@@ -7,6 +7,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/adp/tag"
@@ -36,6 +37,7 @@ type config struct {
 	quorum    int
 	putLimit  PutLimiter
 	noRefresh bool
+	reg       prometheus.Registerer
 }
 
 func defaultConfig() config {
@@ -196,6 +198,18 @@ func WithPutLimit(l PutLimiter) Option {
 func NoAutoRefresh() Option {
 	return func(c *config) error {
 		c.noRefresh = true
+		return nil
+	}
+}
+
+// Registerer exports the DHT's counters (Stats) and its routing table's
+// size on reg (adpnode_dht_*) until Close.
+func Registerer(reg prometheus.Registerer) Option {
+	return func(c *config) error {
+		if reg == nil {
+			return fmt.Errorf("%w: nil registerer", ErrBadOption)
+		}
+		c.reg = reg
 		return nil
 	}
 }

@@ -290,6 +290,7 @@ func New(cfg Config) (_ *Node, err error) {
 		dht.OnCard(n.onDHTCard),
 		dht.WithPutLimit(n.limits.DHTPut),
 		dht.Taxonomy(cfg.Tags),
+		dht.Registerer(n.metrics.Reg),
 	); err != nil {
 		return nil, fmt.Errorf("node: dht: %w", err)
 	}

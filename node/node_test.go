@@ -167,10 +167,12 @@ func TestSyncBetweenEqualNodesMovesNoCard(t *testing.T) {
 		}
 		return nil
 	})
-	// The syncs show on /metrics.
+	// The syncs and the routing table show on /metrics.
 	code, body := api(t, b, "GET", "/metrics", "")
-	m := regexp.MustCompile(`(?m)^adpnode_cardsync_syncs_total\{result="ok"\} (\d+)$`).FindStringSubmatch(body)
-	if code != 200 || m == nil || m[1] == "0" {
-		t.Fatalf("metrics (%d): adpnode_cardsync_syncs_total{result=\"ok\"} %v, want at least 1", code, m)
+	for _, series := range []string{`adpnode_cardsync_syncs_total{result="ok"}`, `adpnode_dht_routing_table_peers`} {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\d+)$`).FindStringSubmatch(body)
+		if code != 200 || m == nil || m[1] == "0" {
+			t.Fatalf("metrics (%d): %s %v, want at least 1", code, series, m)
+		}
 	}
 }
