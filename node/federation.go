@@ -83,6 +83,11 @@ func (f nodeNet) FindByTag(ctx context.Context, tag string, max int) ([]peer.Add
 
 func (f nodeNet) Holds(agentID string) bool { return f.n.store.Held(agentID) != nil }
 
+// NetworkOf returns the source network of the connection to p, as the
+// rate limits count it: a directory book lists at most
+// directories.MaxPerNetwork directories of one.
+func (f nodeNet) NetworkOf(p peer.ID) string { return f.n.networkOf(p) }
+
 func (f nodeNet) Fetch(ctx context.Context, ai peer.AddrInfo) (*adp.Card, error) {
 	if len(ai.Addrs) > 0 {
 		f.n.host.Peerstore().AddAddrs(ai.ID, ai.Addrs, time.Hour)

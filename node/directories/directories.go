@@ -3,6 +3,7 @@ package directories
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -34,6 +35,15 @@ const (
 	// fail before the Book forgets it (its next card makes it known
 	// again).
 	MaxFailures = 3
+	// MaxPerNetwork bounds the directories of one source network (IPv4
+	// /24, IPv6 /48, as the node's rate limits count them) that the Book
+	// lists: a directory that answers from a network that has as many
+	// listed already is kept aside (advertised to, but neither listed by
+	// Known nor asked by discovery) and is the first to make room for a
+	// new one. So one network's many identities hold at most this many
+	// places. A directory reached over loopback or of no known network
+	// is not counted.
+	MaxPerNetwork = 2
 	// Parallel is how many advertisements one round makes at once, so
 	// that a round of MaxKnown unreachable directories ends within
 	// MaxKnown/Parallel × Timeout (40 s), inside Interval.
@@ -52,6 +62,9 @@ type Network interface {
 	// Greeted reports whether p was sent the node's current card when it
 	// connected (the greeting), or is being sent it.
 	Greeted(p peer.ID) bool
+	// NetworkOf returns the source network of the node's connection to p
+	// ("" when there is none, or it is not counted).
+	NetworkOf(p peer.ID) string
 }
 
 // Book is the directory peers a node knows. Safe for concurrent use.
@@ -70,9 +83,11 @@ type Book struct {
 // entry is a known directory peer.
 type entry struct {
 	agentID  string
-	failures int  // advertisements failed in a row
-	sent     bool // advertised to, or greeted, at least once
-	answered bool // an advertisement to it succeeded
+	failures int    // advertisements failed in a row
+	sent     bool   // advertised to, or greeted, at least once
+	answered bool   // an advertisement to it succeeded
+	network  string // the source network it last answered from
+	aside    bool   // answered from a network with MaxPerNetwork listed already
 }
 
 // New returns an empty Book of the node self; log (nil: discarded)
@@ -115,26 +130,32 @@ func (b *Book) Note(c *adp.Card) {
 
 // evictee returns the known directory to make room for a new one, ""
 // when none is to go: the one that failed most advertisements in a row;
-// else one drawn among those that never answered one; else, at most once
-// an Interval, one drawn among all. So a burst of fake directory cards
-// replaces only what is unproven, and directories that answer (fakes
-// among them) cannot keep others out for good. The caller holds b.mu and
-// the book is not empty.
+// else one drawn among those kept aside (their network has MaxPerNetwork
+// listed); else one drawn among those that never answered one; else, at
+// most once an Interval, one drawn among all. So a burst of fake directory
+// cards replaces only what is unproven or aside, and directories that
+// answer (fakes among them) cannot keep others out for good. The caller
+// holds b.mu and the book is not empty.
 func (b *Book) evictee() peer.ID {
 	var worst peer.ID
 	most := 0
-	var unproven []peer.ID
+	var aside, unproven []peer.ID
 	for p, e := range b.peers {
 		if e.failures > most || e.failures == most && most > 0 && p < worst {
 			worst, most = p, e.failures
 		}
-		if !e.answered {
+		switch {
+		case e.aside:
+			aside = append(aside, p)
+		case !e.answered:
 			unproven = append(unproven, p)
 		}
 	}
 	switch now := b.now(); {
 	case worst != "":
 		return worst
+	case len(aside) > 0:
+		return aside[rand.IntN(len(aside))]
 	case len(unproven) > 0:
 		return unproven[rand.IntN(len(unproven))]
 	case now.Sub(b.lastRandom) >= Interval:
@@ -161,15 +182,25 @@ func (b *Book) Forget(agentID string) {
 	delete(b.peers, p)
 }
 
-// Known returns the directory peers known now (peer -> agent id), a copy.
+// Known returns the directory peers listed now (peer -> agent id), a
+// copy: those kept aside for their network are not.
 func (b *Book) Known() map[peer.ID]string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make(map[peer.ID]string, len(b.peers))
 	for p, e := range b.peers {
-		out[p] = e.agentID
+		if !e.aside {
+			out[p] = e.agentID
+		}
 	}
 	return out
+}
+
+// members returns every directory peer in the Book, those kept aside too.
+func (b *Book) members() []peer.ID {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Collect(maps.Keys(b.peers))
 }
 
 // Find looks the providers of Skill up in the DHT, within Timeout, and
@@ -182,9 +213,9 @@ func (b *Book) Find(ctx context.Context) {
 		b.log.Debug("find directories", "err", err)
 		return
 	}
-	known := b.Known()
+	known := b.members()
 	for _, ai := range provs {
-		if _, ok := known[ai.ID]; ok || ai.ID == b.self {
+		if slices.Contains(known, ai.ID) || ai.ID == b.self {
 			continue
 		}
 		if _, err := b.nw.Fetch(ctx, ai); err != nil {
@@ -202,7 +233,7 @@ func (b *Book) Advertise(ctx context.Context) {
 	b.Find(ctx)
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, Parallel)
-	for p := range b.Known() {
+	for _, p := range b.members() {
 		if b.greetedFirst(p) {
 			continue
 		}
@@ -222,7 +253,11 @@ func (b *Book) Advertise(ctx context.Context) {
 				b.log.Debug("advertise to directory", "peer", p, "err", err)
 			}
 			if ctx.Err() == nil {
-				b.sent(p, err == nil)
+				net := ""
+				if err == nil {
+					net = b.nw.NetworkOf(p)
+				}
+				b.sent(p, err == nil, net)
 			}
 		})
 	}
@@ -247,8 +282,9 @@ func (b *Book) greetedFirst(p peer.ID) bool {
 	return true
 }
 
-// sent records the outcome of an advertisement to p.
-func (b *Book) sent(p peer.ID, ok bool) {
+// sent records the outcome of an advertisement to p, which answered
+// from net when ok.
+func (b *Book) sent(p peer.ID, ok bool, net string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.peers[p]
@@ -256,11 +292,24 @@ func (b *Book) sent(p peer.ID, ok bool) {
 	case e == nil:
 	case ok:
 		e.sent, e.answered, e.failures = true, true, 0
+		e.network, e.aside = net, net != "" && b.listedFrom(net, p) >= MaxPerNetwork
 	case e.failures+1 >= MaxFailures:
 		delete(b.peers, p)
 	default:
 		e.failures++
 	}
+}
+
+// listedFrom counts the directories but except that answered from net and
+// are listed. The caller holds b.mu.
+func (b *Book) listedFrom(net string, except peer.ID) int {
+	n := 0
+	for p, e := range b.peers {
+		if p != except && e.answered && !e.aside && e.network == net {
+			n++
+		}
+	}
+	return n
 }
 
 // Run advertises now and every Interval until ctx ends.

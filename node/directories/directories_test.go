@@ -27,11 +27,12 @@ type network struct {
 	mu         sync.Mutex
 	fetched    []peer.ID
 	advertised []peer.ID
-	greeted    map[peer.ID]bool // Greeted's answers
-	failing    map[peer.ID]bool // Advertise fails for these
-	gate       chan struct{}    // when set, each Advertise waits for a value from it
-	inFlight   int              // advertisements running now
-	maxFlight  int              // the most that ran at once
+	greeted    map[peer.ID]bool   // Greeted's answers
+	failing    map[peer.ID]bool   // Advertise fails for these
+	nets       map[peer.ID]string // NetworkOf's answers
+	gate       chan struct{}      // when set, each Advertise waits for a value from it
+	inFlight   int                // advertisements running now
+	maxFlight  int                // the most that ran at once
 }
 
 func (n *network) FindByTag(_ context.Context, tag string, max int) ([]peer.AddrInfo, error) {
@@ -71,6 +72,12 @@ func (n *network) Advertise(_ context.Context, p peer.ID) error {
 		return errors.New("unreachable")
 	}
 	return nil
+}
+
+func (n *network) NetworkOf(p peer.ID) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nets[p]
 }
 
 func (n *network) Greeted(p peer.ID) bool {
@@ -341,5 +348,77 @@ func TestAdvertiseParallel(t *testing.T) {
 	<-done
 	if nw.maxFlight != directories.Parallel || len(nw.takeAdvertised()) != len(cs) {
 		t.Fatalf("at most %d at once (want %d)", nw.maxFlight, directories.Parallel)
+	}
+}
+
+// TestBookNetworkShare: of the directories that answer from one network,
+// the Book lists MaxPerNetwork; the others are kept aside (advertised to,
+// not listed) and are the first to make room for a new directory. When a
+// listed one is forgotten, one kept aside is listed at its next answer.
+// Directories of no known network are not counted.
+func TestBookNetworkShare(t *testing.T) {
+	ctx := context.Background()
+	_, self := card(t, 1, `[]`)
+	cs, ps := dirs(t, directories.MaxKnown+1)
+	nw := &network{failing: map[peer.ID]bool{}, nets: map[peer.ID]string{}}
+	b := directories.New(self, nw, nil)
+	// Five from one network, one from another, two of no known network.
+	for i := range 5 {
+		nw.nets[ps[i]] = "198.51.100.0/24"
+	}
+	nw.nets[ps[5]] = "203.0.113.0/24"
+	for _, c := range cs[:8] {
+		b.Note(c)
+	}
+	b.Advertise(ctx)
+	fromNet := func(net string) (listed int) {
+		for p := range b.Known() {
+			if nw.NetworkOf(p) == net {
+				listed++
+			}
+		}
+		return listed
+	}
+	if n, a, o, none := len(b.Known()), fromNet("198.51.100.0/24"), fromNet("203.0.113.0/24"), fromNet(""); n != 5 || a != directories.MaxPerNetwork || o != 1 || none != 2 {
+		t.Fatalf("listed %d (%d, %d and %d of the three networks), want 5 (%d, 1 and 2)", n, a, o, none, directories.MaxPerNetwork)
+	}
+	if got := nw.takeAdvertised(); len(got) != 8 {
+		t.Fatalf("a round advertised to %d, want every one of the 8 in the book", len(got))
+	}
+	b.Advertise(ctx) // those aside are advertised to again, and stay aside
+	if got := nw.takeAdvertised(); len(got) != 8 || len(b.Known()) != 5 {
+		t.Fatalf("second round: %d advertised, %d listed, want 8 and 5", len(got), len(b.Known()))
+	}
+
+	// Fill the book with unproven directories; one more takes the place of
+	// one kept aside, not of an unproven one.
+	for _, c := range cs[8:directories.MaxKnown] {
+		b.Note(c)
+	}
+	unproven := len(b.Known()) - 5
+	b.Note(cs[directories.MaxKnown])
+	if got := len(b.Known()) - 5; got != unproven+1 {
+		t.Fatalf("a new directory in a full book: %d unproven listed, want %d (the one evicted was kept aside)", got, unproven+1)
+	}
+
+	// A listed directory of the crowded network fails until forgotten: one
+	// kept aside is listed at its next answer.
+	var gone peer.ID
+	for p := range b.Known() {
+		if nw.NetworkOf(p) == "198.51.100.0/24" {
+			gone = p
+			break
+		}
+	}
+	nw.failing[gone] = true
+	for range directories.MaxFailures {
+		b.Advertise(ctx)
+	}
+	if _, ok := b.Known()[gone]; ok {
+		t.Fatal("a failing directory still listed")
+	}
+	b.Advertise(ctx)
+	if a := fromNet("198.51.100.0/24"); a != directories.MaxPerNetwork {
+		t.Fatalf("after one of its listed directories was forgotten, the network has %d listed, want %d", a, directories.MaxPerNetwork)
 	}
 }

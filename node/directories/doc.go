@@ -18,7 +18,13 @@
 // most, else of one that never answered an advertisement, else, at most
 // once an Interval, of one drawn at random: a burst of fake directory
 // cards replaces only what is unproven, and directories that answer
-// (fakes among them) cannot keep the others out for good. A directory greeted with the current card when it connected
+// (fakes among them) cannot keep the others out for good. Fakes that
+// answer are cheap, so the Book also lists at most MaxPerNetwork
+// directories that answered from one source network (IPv4 /24, IPv6
+// /48): the others are kept aside, advertised to but neither listed by
+// Known nor asked by discovery, and make room first. Many identities on
+// one network so hold at most MaxPerNetwork places among those the node
+// asks. A directory greeted with the current card when it connected
 // (package node/greeting) is not advertised to again in the round that
 // follows.
 //
