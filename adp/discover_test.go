@@ -316,3 +316,47 @@ func TestParseDiscoverRequestKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestCardDigestIgnoresEncoding: one signed card, written with white
+// space, escapes or members in another order (as a JSON library may
+// re-encode a reply's agent_card), has one digest; another card has
+// another.
+func TestCardDigestIgnoresEncoding(t *testing.T) {
+	a := `{"id":"agent://x","name":"R&D <tools>","seq":2}`
+	for _, other := range []string{
+		`{ "id": "agent://x", "name": "R&D <tools>", "seq": 2 }`,
+		`{"id":"agent://x","name":"R\u0026D \u003ctools\u003e","seq":2}`,
+		`{"seq":2,"name":"R&D <tools>","id":"agent://x"}`,
+	} {
+		if adp.CardDigest([]byte(other)) != adp.CardDigest([]byte(a)) {
+			t.Errorf("%s: digest differs from %s's", other, a)
+		}
+	}
+	if adp.CardDigest([]byte(`{"id":"agent://x","name":"R&D <tools>","seq":3}`)) == adp.CardDigest([]byte(a)) {
+		t.Error("another seq, the same digest")
+	}
+	// json.Marshal's re-encoding of a RawMessage keeps the digest.
+	b, err := json.Marshal(struct {
+		C json.RawMessage `json:"c"`
+	}{json.RawMessage(`{ "id": "agent://x", "name": "R&D <tools>", "seq": 2 }`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		C json.RawMessage `json:"c"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if string(back.C) == a || adp.CardDigest(back.C) != adp.CardDigest([]byte(a)) {
+		t.Fatalf("re-encoded %s: digest differs (or the bytes did not change)", back.C)
+	}
+}
+
+func BenchmarkCardDigest(b *testing.B) {
+	raw := []byte(`{"id":"agent://k51qzi5uqu5dlz2zlnlknm4i11ku4p9q0yfcfxhqk8d0cqhyet7aq68t254m7j","name":"Lingua Translator","description":"Translates contracts between English and German.","status":"active","skills":["nlp/translation","py"],"tools":[{"name":"translate","description":"Translate text","input_schema":{"type":"object","properties":{"target_language":{"type":"string"}}}}],"endpoints":[{"protocol":"aitp","uri":"agent://k51qzi5uqu5dlz2zlnlknm4i11ku4p9q0yfcfxhqk8d0cqhyet7aq68t254m7j","methods":["translate"]},{"protocol":"https","uri":"https://lingua.example/v1","auth":"bearer"}],"constraints":{"max_concurrent_tasks":2},"examples":[{"id":"ex-legal","text":"Translate a legal contract into German"},{"id":"ex-web","text":"Localize a web page"}],"metadata":{"updated_at":"2026-04-30T00:00:00Z","ttl":3600},"seq":7,"signature":"z3Xbq9mYp8tW2cRkL5vN7hJ4gF6dS1aQ0eU9iO8yT3rE2wX5zC7vB4nM6kJ1hG9fD8sA2qW3eR4tY5uI6oP7lK"}`)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		adp.CardDigest(raw)
+	}
+}

@@ -18,11 +18,18 @@ const (
 	MaxKnownCards = 2048
 )
 
-// CardDigest returns the known-list digest of a card's bytes (the signed
-// card as stored and relayed, Card.Raw): base64url without padding of the
-// first KnownDigestSize octets of their SHA-256, 16 characters.
+// CardDigest returns the known-list digest of a card's bytes (Card.Raw):
+// base64url without padding of the first KnownDigestSize octets of the
+// SHA-256 of their JCS (RFC 8785) form, 16 characters. The canonical form
+// makes every JSON encoding of one signed card (white space, escapes,
+// member order: a reply re-encoded by a JSON library) one digest; bytes
+// that are not JSON are hashed as they are.
 func CardDigest(raw []byte) string {
-	sum := sha256.Sum256(raw)
+	canon, err := canonicalize(raw)
+	if err != nil {
+		canon = raw
+	}
+	sum := sha256.Sum256(canon)
 	return base64.RawURLEncoding.EncodeToString(sum[:KnownDigestSize])
 }
 

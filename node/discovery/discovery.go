@@ -114,7 +114,10 @@ func (d *Discovery) Put(c *adp.Card, indexedAt, expiresAt time.Time) error {
 		return fmt.Errorf("discovery: card without id: %w", scoring.ErrNoID)
 	}
 	doc := DocFromCard(c, indexedAt, expiresAt)
-	digest := adp.CardDigest(c.Raw())
+	digest := ""
+	if c.Raw() != nil { // a card built in code has no bytes to name
+		digest = adp.CardDigest(c.Raw())
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc.Revoked {
@@ -128,14 +131,16 @@ func (d *Discovery) Put(c *adp.Card, indexedAt, expiresAt time.Time) error {
 	d.analyzed.Add(1)
 	d.forget(c.ID)
 	d.cards[c.ID] = &discoveryEntry{card: c, digest: digest, indexedAt: indexedAt, expiresAt: expiresAt}
-	d.byDigest[digest] = c.ID
+	if digest != "" {
+		d.byDigest[digest] = c.ID
+	}
 	return nil
 }
 
 // forget drops agentID's entry and its digest; d.mu is held.
 func (d *Discovery) forget(agentID string) {
 	if e, ok := d.cards[agentID]; ok {
-		if d.byDigest[e.digest] == agentID {
+		if e.digest != "" && d.byDigest[e.digest] == agentID {
 			delete(d.byDigest, e.digest)
 		}
 		delete(d.cards, agentID)
@@ -147,6 +152,9 @@ func (d *Discovery) forget(agentID string) {
 // must mean the peer lacks it): the known list of a card sync's request.
 // Which cards fill the list when there are more is unspecified.
 func (d *Discovery) Digests(max int, except string) []string {
+	if max <= 0 {
+		return nil
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	out := make([]string, 0, min(max, len(d.cards)))
@@ -154,7 +162,7 @@ func (d *Discovery) Digests(max int, except string) []string {
 		if len(out) == max {
 			break
 		}
-		if id != except {
+		if id != except && e.digest != "" {
 			out = append(out, e.digest)
 		}
 	}
@@ -238,6 +246,11 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 	if f, ok := req.RelevanceFloor(); ok {
 		q.RelevanceFloor = &f
 	}
+	// One read lock from the known list's lookup to the last result: a
+	// card Put meanwhile could otherwise be excluded for the digest of
+	// the version it replaced.
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	q.Exclude = d.held(req.Known)
 	res := d.idx.Search(q, d.signals, now)
 	resp := &adp.DiscoverResponse{
@@ -253,8 +266,6 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 	// itself: it is always reported, with the value applied.
 	resp.AppliedFilters[adp.ConstraintRelevanceFloor] = res.RelevanceFloor
 	detail := req.Detail
-	d.mu.RLock()
-	defer d.mu.RUnlock()
 	for _, h := range res.Hits {
 		e, ok := d.cards[h.ID]
 		if !ok { // removed between ranking and now
@@ -275,13 +286,11 @@ func (d *Discovery) Discover(ctx context.Context, req *adp.DiscoverRequest) (*ad
 }
 
 // held returns the agents whose indexed card has one of the digests of a
-// request's known list: the caller holds those very bytes.
+// request's known list: the caller holds that very card. d.mu is held.
 func (d *Discovery) held(known []string) map[string]struct{} {
 	if len(known) == 0 {
 		return nil
 	}
-	d.mu.RLock()
-	defer d.mu.RUnlock()
 	out := make(map[string]struct{}, len(known))
 	for _, k := range known {
 		if id, ok := d.byDigest[k]; ok {

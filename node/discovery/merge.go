@@ -115,7 +115,14 @@ func Merge(local *adp.DiscoverResponse, remote []Federated, viaDHT map[string]st
 		}
 		byID[r.ID] = m
 	}
+	known := make(map[string]bool, len(req.Known))
+	for _, k := range req.Known {
+		known[k] = true
+	}
 	for _, f := range remote {
+		if len(known) > 0 && f.Card != nil && known[adp.CardDigest(f.Card.Raw())] {
+			continue // the caller holds this card (the local ranking left it out too)
+		}
 		id := f.Result.ID
 		m, ok := byID[id]
 		if !ok {

@@ -114,3 +114,20 @@ func TestMergeUsesRanksNotScores(t *testing.T) {
 		t.Fatalf("merged ranks %v, want each service's first before either's second", ranks)
 	}
 }
+
+// TestMergeLeavesOutKnown: a directory's result whose card the request's
+// known list names is left out, as the local ranking leaves it out.
+func TestMergeLeavesOutKnown(t *testing.T) {
+	tr, ocr := cardtest.Card(t, 1, translatorCard), cardtest.Card(t, 2, ocrCard)
+	remote := []discovery.Federated{
+		{Result: adp.DiscoverResult{ID: tr.ID, Score: 0.6, OriginService: "agent://dir"}, Card: tr, Rank: 1},
+		{Result: adp.DiscoverResult{ID: ocr.ID, Score: 0.5, OriginService: "agent://dir"}, Card: ocr, Rank: 2},
+	}
+	out := discovery.Merge(&adp.DiscoverResponse{}, remote, nil, &adp.DiscoverRequest{Known: []string{adp.CardDigest(tr.Raw())}}, nil)
+	if len(out.Results) != 1 || out.Results[0].ID != ocr.ID {
+		t.Fatalf("with the translator known: %+v", out.Results)
+	}
+	if out := discovery.Merge(&adp.DiscoverResponse{}, remote, nil, &adp.DiscoverRequest{}, nil); len(out.Results) != 2 {
+		t.Fatalf("with no known list: %d results, want 2", len(out.Results))
+	}
+}
