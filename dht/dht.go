@@ -34,9 +34,9 @@ type DHT struct {
 	mu    sync.Mutex
 	cards map[peer.ID]*adp.Card // remembered for republishing
 	// putAt is when each remembered card last reached the network (a put
-	// that succeeded): a republish round skips a card put within half the
-	// interval before it, so that a card put just before a round is not put
-	// again at once.
+	// that succeeded and announced every provider key of the card): a
+	// republish round skips a card put within half the interval before
+	// it, so that a card put just before a round is not put again at once.
 	putAt map[peer.ID]time.Time
 	// provided is when each tag key was last announced as a provider
 	// record, and the routing table's size then; a put within the
@@ -252,11 +252,14 @@ func (d *DHT) PutCard(ctx context.Context, c *adp.Card) error {
 	d.cards[p] = c
 	delete(d.putAt, p) // stamped once c itself has reached the network
 	d.mu.Unlock()
-	if err := d.put(ctx, p, c); err != nil {
+	all, err := d.put(ctx, p, c)
+	if err != nil {
 		return err
 	}
 	d.puts.Add(1)
-	d.stampPut(p, c)
+	if all { // else the next round announces the keys left out
+		d.stampPut(p, c)
+	}
 	return nil
 }
 
@@ -286,18 +289,25 @@ func (d *DHT) check(c *adp.Card) (peer.ID, error) {
 	return p, nil
 }
 
-func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
+// put puts c under p's key and announces its provider records but those
+// announced lately; all reports whether none was left out so.
+func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) (all bool, err error) {
 	if err := d.kad.PutValue(ctx, Key(p), c.Raw()); err != nil {
-		return fmt.Errorf("dht: put card of %s: %w", p, err)
+		return false, fmt.Errorf("dht: put card of %s: %w", p, err)
 	}
 	if c.IsRevocation() {
-		return nil
+		return true, nil
 	}
+	all = true
 	var errs []error
 	for _, tag := range provideKeys(d.cfg.tags, c.Skills) {
 		k, err := TagCID(tag)
-		if err != nil || d.providedLately(k) {
+		if err != nil {
 			continue // provideKeys already bounds length
+		}
+		if d.providedLately(k) {
+			all = false
+			continue
 		}
 		if err := d.kad.Provide(ctx, k, true); err != nil {
 			errs = append(errs, fmt.Errorf("dht: provide tag %q: %w", tag, err))
@@ -308,7 +318,7 @@ func (d *DHT) put(ctx context.Context, p peer.ID, c *adp.Card) error {
 		d.provided[k] = announced{at: time.Now(), peers: d.kad.RoutingTable().Size()}
 		d.mu.Unlock()
 	}
-	return errors.Join(errs...)
+	return all, errors.Join(errs...)
 }
 
 // announced is when a provider record was announced, and how many peers
@@ -444,7 +454,7 @@ func (d *DHT) republish() {
 	d.mu.Unlock()
 	for p, c := range cards {
 		ctx, cancel := context.WithTimeout(d.ctx, d.cfg.republish)
-		err := d.put(ctx, p, c)
+		_, err := d.put(ctx, p, c) // provided was cleared: every key is announced
 		cancel()
 		if err != nil {
 			d.republishFailed.Add(1)

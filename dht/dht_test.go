@@ -375,11 +375,12 @@ func TestOptions(t *testing.T) {
 	defer nw.Close()
 	h, _ := nw.Host(0)
 	for name, o := range map[string]dht.Option{
-		"mode":      dht.Mode(7),
-		"republish": dht.RepublishInterval(time.Millisecond),
-		"logger":    dht.Logger(nil),
-		"taxonomy":  dht.Taxonomy(nil),
-		"quorum":    dht.GetQuorum(-1),
+		"mode":           dht.Mode(7),
+		"republish":      dht.RepublishInterval(time.Millisecond),
+		"republish long": dht.RepublishInterval(dht.MaxRepublishInterval + time.Second),
+		"logger":         dht.Logger(nil),
+		"taxonomy":       dht.Taxonomy(nil),
+		"quorum":         dht.GetQuorum(-1),
 	} {
 		if _, err := dht.New(h, o); !errors.Is(err, dht.ErrBadOption) {
 			t.Errorf("%s: New = %v, want ErrBadOption", name, err)
@@ -653,21 +654,33 @@ func TestRepublishSkipsFreshPut(t *testing.T) {
 	if s := d.Stats(); s.Republished != 1 {
 		t.Fatalf("a round half an interval after the put: %d republished, want 1", s.Republished)
 	}
-	d.RepublishNow() // just put again
-	if s := d.Stats(); s.Republished != 1 {
-		t.Fatalf("a round right after a republication: %d republished, want 1", s.Republished)
+	// A newer card whose provider keys were announced lately (the same
+	// skills, by the round just run) is put without them: it is left
+	// unstamped, and the next round puts it and announces them; the round
+	// after that, right behind, leaves it alone.
+	newer := cardtest.Signed(t, sk, 2, "alpha", "nlp")
+	if err := d.PutCard(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	d.RepublishNow()
+	if s := d.Stats(); s.Republished != 2 {
+		t.Fatalf("a round after a put that announced no key: %d republished, want 2", s.Republished)
+	}
+	d.RepublishNow()
+	if s := d.Stats(); s.Republished != 2 {
+		t.Fatalf("a round right after a republication: %d republished, want 2", s.Republished)
 	}
 
 	// A put that fails (its context is over) is remembered unstamped: the
 	// next round puts it.
 	done, stop := context.WithCancel(ctx)
 	stop()
-	newer := cardtest.Signed(t, sk, 2, "alpha", "nlp")
-	if err := d.PutCard(done, newer); err == nil {
+	newest := cardtest.Signed(t, sk, 3, "alpha", "nlp")
+	if err := d.PutCard(done, newest); err == nil {
 		t.Fatal("a put with a cancelled context succeeded")
 	}
 	d.RepublishNow()
-	if s := d.Stats(); s.Republished != 2 {
-		t.Fatalf("a round after a failed put of a newer card: %d republished, want 2", s.Republished)
+	if s := d.Stats(); s.Republished != 3 {
+		t.Fatalf("a round after a failed put of a newer card: %d republished, want 3", s.Republished)
 	}
 }

@@ -35,9 +35,10 @@
 // a card and its provider records at once and remembers it: kad-dht
 // never republishes values, so a background loop re-puts every
 // remembered card and announces its keys again on the republish
-// interval, but for a card put within half the interval before the round
-// (the next round puts it; its records are at most one and a half
-// intervals old, far below their expiry). Between two rounds a newer card announces only the keys not
+// interval, but for a card put (with every one of its provider keys)
+// within half the interval before the round: the next round puts it, so
+// its records are at most one and a half intervals old, within
+// MaxRepublishInterval's bound far below their expiry. Between two rounds a newer card announces only the keys not
 // announced since the last one (a new skill), not those still fresh,
 // unless the routing table has more than doubled since they were (a node
 // that announced at its start, knowing only its bootstrap peer, announces

@@ -74,12 +74,12 @@ func BootstrapPeers(peers ...peer.AddrInfo) Option {
 }
 
 // RepublishInterval sets how often remembered cards and their provider
-// records are put again (default DefaultRepublishInterval; at least
-// MinRepublishInterval).
+// records are put again (default DefaultRepublishInterval; from
+// MinRepublishInterval to MaxRepublishInterval).
 func RepublishInterval(d time.Duration) Option {
 	return func(c *config) error {
-		if d < MinRepublishInterval {
-			return fmt.Errorf("%w: republish interval %v below %v", ErrBadOption, d, MinRepublishInterval)
+		if d < MinRepublishInterval || d > MaxRepublishInterval {
+			return fmt.Errorf("%w: republish interval %v not within %v to %v", ErrBadOption, d, MinRepublishInterval, MaxRepublishInterval)
 		}
 		c.republish = d
 		return nil

@@ -43,6 +43,11 @@ const (
 
 	// MinRepublishInterval bounds the RepublishInterval option from below.
 	MinRepublishInterval = time.Second
+	// MaxRepublishInterval bounds it from above: a round may leave a card
+	// put shortly before it to the next, so records are up to one and a
+	// half intervals old (18 h), well inside kad-dht's 36 h for values
+	// and 48 h for provider records.
+	MaxRepublishInterval = 12 * time.Hour
 
 	// DefaultGetQuorum is how many answers GetCard waits for before it
 	// settles on the newest card among them (the GetQuorum option changes
