@@ -96,6 +96,9 @@ func (s *Store) PutCard(ctx context.Context, c *adp.Card, src Source, origin str
 		}
 		return false, fmt.Errorf("store: put %s: %w", id, err)
 	}
+	if res.outcome == OutcomeStored || res.outcome == OutcomeRevoked {
+		s.forgetCorrupt(cardKey(id), tombstoneKey(id)) // each written or removed
+	}
 	s.account(id, src, h, res, reserved)
 	s.cfg.metrics.CardPut(src, res.outcome)
 	s.count.Add(res.delta)

@@ -82,6 +82,17 @@ func (s *Store) knownCorrupt() map[string]struct{} {
 	return maps.Clone(s.corruptSeen)
 }
 
+// forgetCorrupt forgets keys as corrupt once they were written or
+// removed: CardsAt counts them again, and a new corruption of one is
+// reported again. The reports Corrupt returns stay.
+func (s *Store) forgetCorrupt(keys ...[]byte) {
+	s.corruptMu.Lock()
+	defer s.corruptMu.Unlock()
+	for _, k := range keys {
+		delete(s.corruptSeen, string(k))
+	}
+}
+
 // reportCorrupt logs and counts a corrupt value once per key and keeps the
 // most recent reports for Corrupt.
 func (s *Store) reportCorrupt(key []byte, err error) error {
@@ -250,9 +261,10 @@ func (s *Store) Cards(ctx context.Context, fn func(*Record) bool) error {
 // short transactions, so a page deep in a large store costs reading its
 // keys, not decoding every card before it. A corrupt value is neither
 // given nor counted, once found (by Open's scan, or by the read of an
-// earlier page), so consecutive pages neither repeat nor miss a card
-// across one; beyond 1,024 corrupt values, the later ones count as
-// cards, and a page after one may repeat a card at its boundary.
+// earlier page) and until a card replaces it, so consecutive pages
+// neither repeat nor miss a card across one; beyond 1,024 corrupt values,
+// the later ones count as cards, and a page after one may repeat a card
+// at its boundary.
 func (s *Store) CardsAt(ctx context.Context, offset int, except string, fn func(*Record) bool) error {
 	return s.cardsAt(ctx, offset, except, skipBatch, fn)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/internal/cardtest"
 )
 
@@ -124,4 +125,45 @@ func firstDiff(a, b []string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestCardsAtAfterCorruptReplaced: a corrupt value replaced by a valid
+// card counts again: the pages read after it neither skip nor repeat.
+func TestCardsAtAfterCorruptReplaced(t *testing.T) {
+	ctx := context.Background()
+	s, all := cardsStore(t, 10)
+	bad := all[3]
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(cardKey(bad), []byte{9, 9, 9}) }); err != nil {
+		t.Fatal(err)
+	}
+	page := func() []string {
+		var got []string
+		for offset := 0; offset < 12; offset += 2 {
+			k := 0
+			if err := s.CardsAt(ctx, offset, "", func(r *Record) bool { got = append(got, r.AgentID); k++; return k < 2 }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return got
+	}
+	want := slices.DeleteFunc(slices.Clone(all), func(id string) bool { return id == bad })
+	if got := page(); !slices.Equal(got, want) {
+		t.Fatalf("across the corrupt value: %d ids, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	// The owner's newer card replaces the corrupt value.
+	var newer *adp.Card
+	for k := byte(1); k <= 10 && newer == nil; k++ {
+		if c := cardtest.Signed(t, cardtest.Key(t, k), 2, "alpha"); c.ID == bad {
+			newer = c
+		}
+	}
+	if newer == nil {
+		t.Fatal("no key for the corrupt card")
+	}
+	if stored, err := s.PutCard(ctx, newer, SourceGossip, ""); err != nil || !stored {
+		t.Fatalf("the newer card over the corrupt value: stored %v, %v", stored, err)
+	}
+	if got := page(); !slices.Equal(got, all) {
+		t.Fatalf("after the corrupt value was replaced: %d ids, want %d (first difference at %d)", len(got), len(all), firstDiff(got, all))
+	}
 }

@@ -155,6 +155,7 @@ func (s *Store) removeIf(key []byte, reason string, cond func(header) bool) (boo
 	if err != nil || !removed {
 		return false, err
 	}
+	s.forgetCorrupt(key)
 	if rec == nil {
 		s.cfg.metrics.TombstoneExpired()
 		return true, nil
