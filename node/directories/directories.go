@@ -37,12 +37,14 @@ const (
 	MaxFailures = 3
 	// MaxPerNetwork bounds the directories of one source network (IPv4
 	// /24, IPv6 /48, as the node's rate limits count them) that the Book
-	// lists: a directory that answers from a network that has as many
-	// listed already is kept aside (advertised to, but neither listed by
-	// Known nor asked by discovery) and is the first to make room for a
-	// new one. So one network's many identities hold at most this many
-	// places. A directory reached over loopback or of no known network
-	// is not counted.
+	// lists: a directory found on a network that has as many listed
+	// already is kept aside (advertised to, but neither listed by Known
+	// nor asked by discovery) and is the first to make room for a new
+	// one. So one network's many identities hold at most this many
+	// places. A directory's network is its direct connection's, looked
+	// at when its card is noted, when Known lists it and when it answers
+	// an advertisement; one with none (not connected, relayed, loopback)
+	// is not counted until it has one.
 	MaxPerNetwork = 2
 	// Parallel is how many advertisements one round makes at once, so
 	// that a round of MaxKnown unreachable directories ends within
@@ -86,8 +88,8 @@ type entry struct {
 	failures int    // advertisements failed in a row
 	sent     bool   // advertised to, or greeted, at least once
 	answered bool   // an advertisement to it succeeded
-	network  string // the source network it last answered from
-	aside    bool   // answered from a network with MaxPerNetwork listed already
+	network  string // its source network, once known
+	aside    bool   // its network has MaxPerNetwork listed without it
 }
 
 // New returns an empty Book of the node self; log (nil: discarded)
@@ -108,8 +110,13 @@ func (b *Book) Note(c *adp.Card) {
 		return
 	}
 	isDir := slices.Contains(c.Skills, Skill) && !c.IsRevocation()
+	net := ""
+	if isDir {
+		net = b.nw.NetworkOf(p)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	defer b.classify(p, net)
 	switch e := b.peers[p]; {
 	case !isDir:
 		delete(b.peers, p)
@@ -183,10 +190,28 @@ func (b *Book) Forget(agentID string) {
 }
 
 // Known returns the directory peers listed now (peer -> agent id), a
-// copy: those kept aside for their network are not.
+// copy: those kept aside for their network are not. A directory of no
+// known network yet is looked at again first.
 func (b *Book) Known() map[peer.ID]string {
 	b.mu.Lock()
+	var unplaced []peer.ID
+	for p, e := range b.peers {
+		if e.network == "" {
+			unplaced = append(unplaced, p)
+		}
+	}
+	b.mu.Unlock()
+	nets := make(map[peer.ID]string, len(unplaced))
+	for _, p := range unplaced {
+		if net := b.nw.NetworkOf(p); net != "" {
+			nets[p] = net
+		}
+	}
+	b.mu.Lock()
 	defer b.mu.Unlock()
+	for p, net := range nets {
+		b.classify(p, net)
+	}
 	out := make(map[peer.ID]string, len(b.peers))
 	for p, e := range b.peers {
 		if !e.aside {
@@ -292,7 +317,7 @@ func (b *Book) sent(p peer.ID, ok bool, net string) {
 	case e == nil:
 	case ok:
 		e.sent, e.answered, e.failures = true, true, 0
-		e.network, e.aside = net, net != "" && b.listedFrom(net, p) >= MaxPerNetwork
+		b.classify(p, net)
 	case e.failures+1 >= MaxFailures:
 		delete(b.peers, p)
 	default:
@@ -300,16 +325,21 @@ func (b *Book) sent(p peer.ID, ok bool, net string) {
 	}
 }
 
-// listedFrom counts the directories but except that answered from net and
-// are listed. The caller holds b.mu.
-func (b *Book) listedFrom(net string, except peer.ID) int {
+// classify records net ("" leaves the entry as it is) as p's network and
+// keeps p aside when net has MaxPerNetwork listed without it. The caller
+// holds b.mu.
+func (b *Book) classify(p peer.ID, net string) {
+	e := b.peers[p]
+	if e == nil || net == "" {
+		return
+	}
 	n := 0
-	for p, e := range b.peers {
-		if p != except && e.answered && !e.aside && e.network == net {
+	for q, o := range b.peers {
+		if q != p && !o.aside && o.network == net {
 			n++
 		}
 	}
-	return n
+	e.network, e.aside = net, n >= MaxPerNetwork
 }
 
 // Run advertises now and every Interval until ctx ends.

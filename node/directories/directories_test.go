@@ -351,11 +351,12 @@ func TestAdvertiseParallel(t *testing.T) {
 	}
 }
 
-// TestBookNetworkShare: of the directories that answer from one network,
-// the Book lists MaxPerNetwork; the others are kept aside (advertised to,
-// not listed) and are the first to make room for a new directory. When a
-// listed one is forgotten, one kept aside is listed at its next answer.
-// Directories of no known network are not counted.
+// TestBookNetworkShare: of the directories found on one network (when
+// noted, listed or answering), the Book lists MaxPerNetwork; the others
+// are kept aside (advertised to, not listed) and are the first to make
+// room for a new directory. When a listed one is forgotten, one kept
+// aside is listed at its next answer. Directories of no known network are
+// not counted, and one is placed once Known finds its network.
 func TestBookNetworkShare(t *testing.T) {
 	ctx := context.Background()
 	_, self := card(t, 1, `[]`)
@@ -367,10 +368,6 @@ func TestBookNetworkShare(t *testing.T) {
 		nw.nets[ps[i]] = "198.51.100.0/24"
 	}
 	nw.nets[ps[5]] = "203.0.113.0/24"
-	for _, c := range cs[:8] {
-		b.Note(c)
-	}
-	b.Advertise(ctx)
 	fromNet := func(net string) (listed int) {
 		for p := range b.Known() {
 			if nw.NetworkOf(p) == net {
@@ -379,6 +376,14 @@ func TestBookNetworkShare(t *testing.T) {
 		}
 		return listed
 	}
+	for _, c := range cs[:8] {
+		b.Note(c)
+	}
+	// Connected when noted: placed at once, before any answer.
+	if n, a := len(b.Known()), fromNet("198.51.100.0/24"); n != 5 || a != directories.MaxPerNetwork {
+		t.Fatalf("noted: listed %d (%d of the crowded network), want 5 (%d)", n, a, directories.MaxPerNetwork)
+	}
+	b.Advertise(ctx)
 	if n, a, o, none := len(b.Known()), fromNet("198.51.100.0/24"), fromNet("203.0.113.0/24"), fromNet(""); n != 5 || a != directories.MaxPerNetwork || o != 1 || none != 2 {
 		t.Fatalf("listed %d (%d, %d and %d of the three networks), want 5 (%d, 1 and 2)", n, a, o, none, directories.MaxPerNetwork)
 	}
@@ -420,5 +425,25 @@ func TestBookNetworkShare(t *testing.T) {
 	b.Advertise(ctx)
 	if a := fromNet("198.51.100.0/24"); a != directories.MaxPerNetwork {
 		t.Fatalf("after one of its listed directories was forgotten, the network has %d listed, want %d", a, directories.MaxPerNetwork)
+	}
+
+	// A directory noted while not connected is listed; once connected
+	// from the crowded network, Known keeps it aside.
+	late, lp := card(t, 200, `["adp/directory"]`)
+	for p := range b.Known() { // make room: forget an unproven one
+		if nw.NetworkOf(p) == "" && p != lp {
+			b.Forget(b.Known()[p])
+			break
+		}
+	}
+	b.Note(late)
+	if _, ok := b.Known()[lp]; !ok {
+		t.Fatal("a directory of no known network is not listed")
+	}
+	nw.mu.Lock()
+	nw.nets[lp] = "198.51.100.0/24"
+	nw.mu.Unlock()
+	if _, ok := b.Known()[lp]; ok {
+		t.Fatal("a directory found on a network with its share listed is listed")
 	}
 }

@@ -20,11 +20,12 @@
 // cards replaces only what is unproven, and directories that answer
 // (fakes among them) cannot keep the others out for good. Fakes that
 // answer are cheap, so the Book also lists at most MaxPerNetwork
-// directories that answered from one source network (IPv4 /24, IPv6
-// /48): the others are kept aside, advertised to but neither listed by
-// Known nor asked by discovery, and make room first. Many identities on
-// one network so hold at most MaxPerNetwork places among those the node
-// asks. A directory greeted with the current card when it connected
+// directories of one source network (IPv4 /24, IPv6 /48; a directory's
+// network is its direct connection's, looked at when its card is noted,
+// when Known lists it and when it answers): the others are kept aside,
+// advertised to but neither listed by Known nor asked by discovery, and
+// make room first. Many identities on one network so hold at most
+// MaxPerNetwork places among those the node asks. A directory greeted with the current card when it connected
 // (package node/greeting) is not advertised to again in the round that
 // follows.
 //
