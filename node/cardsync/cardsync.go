@@ -39,12 +39,14 @@ type Intake interface {
 // Stats counts a Syncer's work since New.
 type Stats struct {
 	Syncs       uint64 // syncs run
+	Fetched     uint64 // syncs whose fetch succeeded
 	Failed      uint64 // syncs whose fetch failed
 	Deferred    uint64 // connections within the interval, synced at its end
 	Dropped     uint64 // connections not synced: too many peers waiting
 	Newer       uint64 // cards newer than the held one, handed to the intake
 	Stored      uint64 // of those, cards that became the held card
 	Refused     uint64 // of those, cards the intake refused (check failed)
+	KeptHeld    uint64 // of those, cards not stored otherwise (the held card stayed, or the store failed)
 	Skipped     uint64 // cards not newer (or unparsable), not verified
 	Behind      uint64 // syncs that found the peer without the own card
 	Republished uint64 // republications of the own card, counted once published
@@ -72,8 +74,8 @@ type Syncer struct {
 	republished time.Time       // the last republication
 	nextRound   time.Time       // the next anti-entropy round, when enabled
 
-	syncs, failed, deferred, dropped                      atomic.Uint64
-	newer, stored, refused, skipped, behind, reps, rounds atomic.Uint64
+	syncs, fetched, failed, deferred, dropped                       atomic.Uint64
+	newer, stored, refused, keptHeld, skipped, behind, reps, rounds atomic.Uint64
 
 	collector *collector // registered on cfg.reg; nil without Registerer
 
@@ -174,8 +176,8 @@ func (s *Syncer) Published() {
 // Stats returns the counters.
 func (s *Syncer) Stats() Stats {
 	return Stats{
-		Syncs: s.syncs.Load(), Failed: s.failed.Load(), Deferred: s.deferred.Load(), Dropped: s.dropped.Load(),
-		Newer: s.newer.Load(), Stored: s.stored.Load(), Refused: s.refused.Load(), Skipped: s.skipped.Load(),
+		Syncs: s.syncs.Load(), Fetched: s.fetched.Load(), Failed: s.failed.Load(), Deferred: s.deferred.Load(), Dropped: s.dropped.Load(),
+		Newer: s.newer.Load(), Stored: s.stored.Load(), Refused: s.refused.Load(), KeptHeld: s.keptHeld.Load(), Skipped: s.skipped.Load(),
 		Behind: s.behind.Load(), Republished: s.reps.Load(), Rounds: s.rounds.Load(),
 	}
 }
@@ -391,6 +393,7 @@ func (s *Syncer) Sync(ctx context.Context, p peer.ID) error {
 		s.failed.Add(1)
 		return err
 	}
+	s.fetched.Add(1)
 	list = list[:min(len(list), s.cfg.maxCards)]
 	newer, ownSeen := s.selectNewer(list)
 	from := intake.From{Source: store.SourceImport, Origin: adp.AgentID(p), GapsOnly: true, SyncLater: true}
@@ -448,9 +451,12 @@ func (s *Syncer) admit(ctx context.Context, raw []byte, from intake.From) {
 		s.refused.Add(1)
 		s.cfg.log.Debug("card sync: card refused", "peer", from.Origin, "err", err)
 	case err != nil:
+		s.keptHeld.Add(1)
 		s.cfg.log.Debug("card sync: keep card", "agent", c.ID, "err", err)
 	case stored:
 		s.stored.Add(1)
+	default:
+		s.keptHeld.Add(1)
 	}
 }
 

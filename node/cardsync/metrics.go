@@ -2,7 +2,8 @@ package cardsync
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// collector exports a Syncer's Stats at scrape time:
+// collector exports a Syncer's Stats at scrape time (each series its own
+// counter, counted once the outcome is known, so none ever goes down):
 //
 //	adpnode_cardsync_syncs_total{result}   ok, failed (the fetch failed)
 //	adpnode_cardsync_cards_total{outcome}  of the cards peers listed: skipped (not newer, or
@@ -45,12 +46,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	count := func(d *prometheus.Desc, v uint64, label ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), label...)
 	}
-	count(c.syncs, st.Syncs-st.Failed, "ok")
+	count(c.syncs, st.Fetched, "ok")
 	count(c.syncs, st.Failed, "failed")
 	count(c.cards, st.Skipped, "skipped")
 	count(c.cards, st.Stored, "stored")
 	count(c.cards, st.Refused, "refused")
-	count(c.cards, st.Newer-min(st.Newer, st.Stored+st.Refused), "kept_held")
+	count(c.cards, st.KeptHeld, "kept_held")
 	count(c.conns, st.Deferred, "deferred")
 	count(c.conns, st.Dropped, "dropped")
 	count(c.behind, st.Behind)

@@ -9,7 +9,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/adpnode/adpnode/adp"
 	"github.com/adpnode/adpnode/node/cardsync"
+	"github.com/adpnode/adpnode/node/intake"
 )
 
 // counters gathers reg into "name{label}" -> value, for the counters with
@@ -77,6 +79,21 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("after a failed fetch: %v", got)
 	}
 
+	// A newer card the intake does not store (it kept the held one)
+	// counts as kept_held.
+	kreg := prometheus.NewRegistry()
+	ks, err := cardsync.New(fixed(list(c.card(t, 2))), keepsHeld{in}, cardsync.Registerer(kreg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ks.Close()
+	if err := ks.Sync(context.Background(), a.id); err != nil {
+		t.Fatal(err)
+	}
+	if got := counters(t, kreg); got["adpnode_cardsync_cards_total{kept_held}"] != 1 || got["adpnode_cardsync_cards_total{stored}"] != 0 {
+		t.Fatalf("a newer card the intake did not store: %v", got)
+	}
+
 	// A second Syncer on the same registry is refused; after Close the
 	// registry holds none of the series.
 	if _, err := cardsync.New(fixed(nil), in, cardsync.Registerer(reg)); err == nil {
@@ -86,4 +103,13 @@ func TestMetrics(t *testing.T) {
 	if got := counters(t, reg); len(got) != 0 {
 		t.Fatalf("%d series after Close, want 0", len(got))
 	}
+}
+
+// keepsHeld is an intake whose Admit parses the card and stores nothing,
+// as when the held card stays.
+type keepsHeld struct{ *intake.Intake }
+
+func (k keepsHeld) Admit(_ context.Context, raw []byte, _ intake.From) (*adp.Card, bool, error) {
+	c, err := adp.ParseCard(raw)
+	return c, false, err
 }
