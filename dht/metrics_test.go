@@ -14,6 +14,7 @@ import (
 	"github.com/adpnode/adpnode/internal/cardtest"
 	"github.com/adpnode/adpnode/internal/p2pnet"
 	"github.com/adpnode/adpnode/internal/polltest"
+	"github.com/adpnode/adpnode/internal/promtest"
 )
 
 // TestMetrics: a DHT started with Registerer exports its counters and its
@@ -54,7 +55,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal("a card of nobody found")
 	}
 
-	got := counters(t, reg)
+	got := promtest.Values(t, reg)
 	want := map[string]float64{
 		"adpnode_dht_card_puts_total{put}": 1, "adpnode_dht_card_puts_total{republish}": 0,
 		"adpnode_dht_republish_failures_total": 0,
@@ -71,28 +72,7 @@ func TestMetrics(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := counters(t, reg); len(got) != 0 {
+	if got := promtest.Values(t, reg); len(got) != 0 {
 		t.Fatalf("%d series after Close, want 0", len(got))
 	}
-}
-
-// counters gathers reg into "name{label}" -> value, for metrics with at
-// most one label.
-func counters(t *testing.T, reg *prometheus.Registry) map[string]float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]float64{}
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			key := mf.GetName()
-			for _, l := range m.GetLabel() {
-				key += "{" + l.GetValue() + "}"
-			}
-			out[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
-	return out
 }

@@ -10,30 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adpnode/adpnode/adp"
+	"github.com/adpnode/adpnode/internal/promtest"
 	"github.com/adpnode/adpnode/node/cardsync"
 	"github.com/adpnode/adpnode/node/intake"
 )
-
-// counters gathers reg into "name{label}" -> value, for the counters with
-// at most one label.
-func counters(t *testing.T, reg *prometheus.Registry) map[string]float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]float64{}
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			key := mf.GetName()
-			for _, l := range m.GetLabel() {
-				key += "{" + l.GetValue() + "}"
-			}
-			out[key] = m.GetCounter().GetValue()
-		}
-	}
-	return out
-}
 
 // TestMetrics: the counters of Stats are exported under their outcomes,
 // and Close takes them off the registry.
@@ -60,7 +40,7 @@ func TestMetrics(t *testing.T) {
 		"adpnode_cardsync_connections_total{deferred}": 0, "adpnode_cardsync_connections_total{dropped}": 0,
 		"adpnode_cardsync_behind_total": 0, "adpnode_cardsync_republished_total": 0, "adpnode_cardsync_rounds_total": 0,
 	}
-	if got := counters(t, reg); !maps.Equal(got, want) {
+	if got := promtest.Values(t, reg); !maps.Equal(got, want) {
 		t.Fatalf("metrics %v\nwant    %v", got, want)
 	}
 
@@ -75,7 +55,7 @@ func TestMetrics(t *testing.T) {
 	if err := failing.Sync(context.Background(), a.id); err == nil {
 		t.Fatal("a failed fetch made no error")
 	}
-	if got := counters(t, freg); got["adpnode_cardsync_syncs_total{failed}"] != 1 || got["adpnode_cardsync_syncs_total{ok}"] != 0 {
+	if got := promtest.Values(t, freg); got["adpnode_cardsync_syncs_total{failed}"] != 1 || got["adpnode_cardsync_syncs_total{ok}"] != 0 {
 		t.Fatalf("after a failed fetch: %v", got)
 	}
 
@@ -90,7 +70,7 @@ func TestMetrics(t *testing.T) {
 	if err := ks.Sync(context.Background(), a.id); err != nil {
 		t.Fatal(err)
 	}
-	if got := counters(t, kreg); got["adpnode_cardsync_cards_total{kept_held}"] != 1 || got["adpnode_cardsync_cards_total{stored}"] != 0 {
+	if got := promtest.Values(t, kreg); got["adpnode_cardsync_cards_total{kept_held}"] != 1 || got["adpnode_cardsync_cards_total{stored}"] != 0 {
 		t.Fatalf("a newer card the intake did not store: %v", got)
 	}
 
@@ -100,7 +80,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal("a second Syncer registered on the same registry")
 	}
 	s.Close()
-	if got := counters(t, reg); len(got) != 0 {
+	if got := promtest.Values(t, reg); len(got) != 0 {
 		t.Fatalf("%d series after Close, want 0", len(got))
 	}
 }
