@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -58,8 +60,29 @@ func Advertise(ctx context.Context, cl *aitp.Client, p peer.ID, card *adp.Card) 
 	return r.Stored, nil
 }
 
-// Discover sends req to p with adp.discover and returns its response.
+// Discover sends req to p with adp.discover and returns its response. A
+// peer that refuses req's known list (INVALID_REQUEST at /known: an
+// earlier release, or a peer that takes only ADP's own fields) is asked
+// again without it; the caller then gets the cards it holds too.
 func Discover(ctx context.Context, cl *aitp.Client, p peer.ID, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
+	resp, err := discover(ctx, cl, p, req)
+	if err != nil && len(req.Known) > 0 && refusesKnown(err) {
+		plain := *req
+		plain.Known = nil
+		return discover(ctx, cl, p, &plain)
+	}
+	return resp, err
+}
+
+// refusesKnown reports whether err is a peer's INVALID_REQUEST about a
+// request's known list.
+func refusesKnown(err error) bool {
+	var ae *aitp.Error
+	return errors.As(err, &ae) && ae.Status == aitp.StatusInvalidRequest &&
+		(ae.Path == "/known" || strings.HasPrefix(ae.Path, "/known/"))
+}
+
+func discover(ctx context.Context, cl *aitp.Client, p peer.ID, req *adp.DiscoverRequest) (*adp.DiscoverResponse, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,6 @@ package cardsync
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -18,10 +16,10 @@ import (
 //
 // known, when not nil, lists the adp.CardDigest of cards the node holds
 // (at most adp.MaxKnownCards are sent): the request carries them, and the
-// peer leaves those very cards out, so that a sync with a peer that
-// holds what the node holds moves no card at all. A peer that refuses the
-// list (INVALID_REQUEST at /known: an older release, or a peer that takes
-// only ADP's own fields) is asked again without it.
+// peer leaves those cards out, so that a sync with a peer that holds what
+// the node holds moves none of them. A peer that refuses the list
+// (INVALID_REQUEST at /known: an older release, or a peer that takes only
+// ADP's own fields) is asked again without it (service.Discover).
 func Discover(cl *aitp.Client, known func() []string) Fetch {
 	return func(ctx context.Context, p peer.ID) ([]Entry, error) {
 		req := AllCards()
@@ -29,11 +27,7 @@ func Discover(cl *aitp.Client, known func() []string) Fetch {
 			req.Known = known()
 			req.Known = req.Known[:min(len(req.Known), adp.MaxKnownCards)]
 		}
-		resp, err := service.Discover(ctx, cl, p, req)
-		if err != nil && len(req.Known) > 0 && refusesKnown(err) {
-			req.Known = nil
-			resp, err = service.Discover(ctx, cl, p, req)
-		}
+		resp, err := service.Discover(ctx, cl, p, req) // asks again without known when refused
 		if err != nil {
 			return nil, err
 		}
@@ -43,14 +37,6 @@ func Discover(cl *aitp.Client, known func() []string) Fetch {
 		}
 		return out, nil
 	}
-}
-
-// refusesKnown reports whether err is a peer's INVALID_REQUEST about the
-// request's known list.
-func refusesKnown(err error) bool {
-	var ae *aitp.Error
-	return errors.As(err, &ae) && ae.Status == aitp.StatusInvalidRequest &&
-		(ae.Path == "/known" || strings.HasPrefix(ae.Path, "/known/"))
 }
 
 // AllCards is the adp.discover request for every card a peer holds: no
