@@ -1,24 +1,16 @@
 package testnet_test
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/adpnode/adpnode/adp"
-	"github.com/adpnode/adpnode/internal/polltest"
 )
 
 // The WAN benchmark's shape, settable from the command line:
@@ -235,7 +227,6 @@ func BenchmarkWAN(b *testing.B) {
 	n := *wanNodes
 	w := newWANNet(b, n, *wanDegree, *wanSeed)
 	meanLat := (*wanMinLat + *wanMaxLat) / 2
-	ctx := context.Background()
 
 	var p95s, p100s, bounds, hopBounds, meshBounds, overMesh, mesh95s, overMesh95 []time.Duration
 	var hopsSeen []int
@@ -271,50 +262,13 @@ func BenchmarkWAN(b *testing.B) {
 		}
 		k := (i * 97) % n
 		i++
-		card := w.card(b, k, uint64(i))
-		hops, delay := w.bound(k)
-		meshDelays := w.meshBound(k)
-		slices.Sort(meshDelays)
-		meshDelays = meshDelays[1:] // k's own 0
-		meshDelay, mesh95 := meshDelays[len(meshDelays)-1], percentile(meshDelays, 95)
-		neighbours := w.hosts[k].Network().Peers()
-		start := time.Now()
-		if err := w.gossips[k].Publish(ctx, card); err != nil {
-			b.Fatal(err)
-		}
-		polltest.Until(b, 2*time.Minute, func() error {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			missing := 0
-			for j := range w.hosts {
-				if j != k && w.seqs[j][card.ID] != seqOf(card) {
-					missing++
-				}
-			}
-			if missing > 0 {
-				return fmt.Errorf("%d of %d nodes lack the card", missing, n-1)
-			}
-			return nil
-		})
-		var lat []time.Duration
-		w.mu.Lock()
-		for j := range w.hosts {
-			if j != k {
-				lat = append(lat, w.arrived[j][card.ID].Sub(start))
-			}
-		}
-		for _, p := range neighbours {
-			j := w.idx[p]
-			excess = append(excess, w.arrived[j][card.ID].Sub(start)-w.latency(k, j))
-		}
-		w.mu.Unlock()
-		slices.Sort(lat)
-		p95s = append(p95s, percentile(lat, 95))
-		p100s = append(p100s, lat[len(lat)-1])
-		bounds, hopBounds, hopsSeen = append(bounds, delay), append(hopBounds, time.Duration(hops)*meanLat), append(hopsSeen, hops)
-		meshBounds = append(meshBounds, meshDelay)
-		overMesh = append(overMesh, lat[len(lat)-1]-meshDelay)
-		mesh95s, overMesh95 = append(mesh95s, mesh95), append(overMesh95, p95s[len(p95s)-1]-mesh95)
+		sp := w.spread(b, k, uint64(i))
+		excess = append(excess, sp.excess...)
+		p95s, p100s = append(p95s, sp.p95), append(p100s, sp.p100)
+		bounds, hopBounds, hopsSeen = append(bounds, sp.bound), append(hopBounds, time.Duration(sp.hops)*meanLat), append(hopsSeen, sp.hops)
+		meshBounds = append(meshBounds, sp.mesh100)
+		overMesh = append(overMesh, sp.p100-sp.mesh100)
+		mesh95s, overMesh95 = append(mesh95s, sp.mesh95), append(overMesh95, sp.p95-sp.mesh95)
 	}
 	b.ReportMetric(ms(median(p95s)), "ms-95%")
 	b.ReportMetric(ms(median(p100s)), "ms-100%")
@@ -343,49 +297,7 @@ func BenchmarkWAN(b *testing.B) {
 
 	// DHT gets.
 	b.StopTimer()
-	const putters = 20
-	var wg sync.WaitGroup
-	errs := make([]error, putters)
-	for j := range putters {
-		k := (j * 31) % n
-		wg.Go(func() {
-			pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			defer cancel()
-			errs[j] = w.dhts[k].PutCard(pctx, w.card(b, k, 1_000_000))
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		b.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(*wanSeed, 7))
-	lat := make([]time.Duration, *wanGets)
-	errs = make([]error, *wanGets)
-	sem := make(chan struct{}, 16)
-	for g := range *wanGets {
-		from, owner := rng.IntN(n), (rng.IntN(putters)*31)%n
-		if from == owner {
-			from = (from + 1) % n
-		}
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			gctx, cancel := context.WithTimeout(ctx, time.Minute)
-			defer cancel()
-			start := time.Now()
-			c, err := w.dhts[from].GetCard(gctx, adp.AgentID(w.hosts[owner].ID()))
-			lat[g] = time.Since(start)
-			if err == nil && seqOf(c) != 1_000_000 {
-				err = fmt.Errorf("got seq %d", seqOf(c))
-			}
-			errs[g] = err
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		b.Fatal(err)
-	}
-	slices.Sort(lat)
+	lat := w.dhtGets(b, *wanGets, *wanSeed)
 	dhtBound := time.Duration(math.Log2(float64(n)) * float64(2*meanLat))
 	b.ReportMetric(ms(lat[len(lat)/2]), "dht-ms-p50")
 	b.ReportMetric(ms(percentile(lat, 99)), "dht-ms-p99")

@@ -53,12 +53,7 @@ func cpl(a, b [32]byte) int {
 // to the farthest node (the sum of link latencies along the fastest path):
 // no message can reach every node sooner.
 func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
-	adj := make([][]int, len(w.hosts))
-	for i, h := range w.hosts {
-		for _, p := range h.Network().Peers() {
-			adj[i] = append(adj[i], w.idx[p])
-		}
-	}
+	adj := w.connAdj()
 	// Hops: breadth first.
 	dist := make([]int, len(w.hosts))
 	for i := range dist {
@@ -80,6 +75,18 @@ func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
 	return hops, w.farthest(k, adj)
 }
 
+// connAdj returns the connection graph as it stands: each node's
+// connected peers.
+func (w *wanNet) connAdj() [][]int {
+	adj := make([][]int, len(w.hosts))
+	for i, h := range w.hosts {
+		for _, p := range h.Network().Peers() {
+			adj[i] = append(adj[i], w.idx[p])
+		}
+	}
+	return adj
+}
+
 // meshBound returns the least one-way delay from node k to every node
 // along the paths a card takes in GossipSub: from the publisher to every
 // peer it is connected to (flood publishing), then along the mesh of each
@@ -88,6 +95,12 @@ func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
 // would take on this graph if nodes took no time to relay. A node the
 // mesh does not reach has no entry.
 func (w *wanNet) meshBound(k int) []time.Duration {
+	return w.delays(k, w.meshAdj(k))
+}
+
+// meshAdj returns the edges meshBound follows from publisher k: k's
+// connections, and every other node's mesh.
+func (w *wanNet) meshAdj(k int) [][]int {
 	adj := make([][]int, len(w.hosts))
 	for i, m := range w.meshes {
 		peers := m.peers()
@@ -98,7 +111,15 @@ func (w *wanNet) meshBound(k int) []time.Duration {
 			adj[i] = append(adj[i], w.idx[p])
 		}
 	}
-	return w.delays(k, adj)
+	return adj
+}
+
+// meshChanges returns how many times the nodes' meshes have changed.
+func (w *wanNet) meshChanges() (n int) {
+	for _, m := range w.meshes {
+		n += m.changed()
+	}
+	return n
 }
 
 // farthest returns the least delay from node k to the farthest node it
@@ -111,6 +132,12 @@ func (w *wanNet) farthest(k int, adj [][]int) time.Duration {
 // the edges adj, with the link latencies (Dijkstra), k itself included
 // (0), nodes it does not reach left out.
 func (w *wanNet) delays(k int, adj [][]int) []time.Duration {
+	return slices.DeleteFunc(w.delaysByNode(k, adj), func(d time.Duration) bool { return d == math.MaxInt64 })
+}
+
+// delaysByNode is delays by node index, math.MaxInt64 for a node k does
+// not reach.
+func (w *wanNet) delaysByNode(k int, adj [][]int) []time.Duration {
 	best := make([]time.Duration, len(w.hosts))
 	for i := range best {
 		best[i] = math.MaxInt64
@@ -129,7 +156,7 @@ func (w *wanNet) delays(k int, adj [][]int) []time.Duration {
 			}
 		}
 	}
-	return slices.DeleteFunc(best, func(d time.Duration) bool { return d == math.MaxInt64 })
+	return best
 }
 
 type delayItem struct {

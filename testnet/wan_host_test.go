@@ -109,8 +109,9 @@ func (h *wanHost) handshake(ctx context.Context, p peer.ID) error {
 // peers it forwards a card to. It implements pubsub.RawTracer; the router
 // calls it from its event loop.
 type meshTrace struct {
-	mu   sync.Mutex
-	mesh map[peer.ID]struct{}
+	mu      sync.Mutex
+	mesh    map[peer.ID]struct{}
+	changes int // grafts and removals so far
 }
 
 var _ pubsub.RawTracer = (*meshTrace)(nil)
@@ -128,6 +129,7 @@ func (m *meshTrace) Graft(p peer.ID, topic string) {
 	if topic == gossip.Topic {
 		m.mu.Lock()
 		m.mesh[p] = struct{}{}
+		m.changes++
 		m.mu.Unlock()
 	}
 }
@@ -143,7 +145,15 @@ func (m *meshTrace) Prune(p peer.ID, topic string) {
 func (m *meshTrace) OnClosedOutboundStream(p peer.ID) {
 	m.mu.Lock()
 	delete(m.mesh, p)
+	m.changes++
 	m.mu.Unlock()
+}
+
+// changed returns how many times the mesh has changed.
+func (m *meshTrace) changed() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.changes
 }
 
 func (*meshTrace) OnNewOutboundStream(peer.ID, protocol.ID) {}

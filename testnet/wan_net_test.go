@@ -66,7 +66,7 @@ func (w *wanNet) latency(i, j int) time.Duration {
 	return *wanMinLat + time.Duration(x%uint64(*wanMaxLat-*wanMinLat+1))
 }
 
-func newWANNet(b *testing.B, n, degree int, seed uint64) *wanNet {
+func newWANNet(b testing.TB, n, degree int, seed uint64) *wanNet {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	began := time.Now()
@@ -288,7 +288,7 @@ func (w *wanNet) onCard(i int, c *adp.Card) {
 }
 
 // card returns node k's card at seq.
-func (w *wanNet) card(b *testing.B, k int, seq uint64) *adp.Card {
+func (w *wanNet) card(b testing.TB, k int, seq uint64) *adp.Card {
 	b.Helper()
 	c := &adp.Card{Name: fmt.Sprintf("wan %d", k), Description: "WAN benchmark agent", Version: "1.0.0",
 		Seq: &seq, Metadata: &adp.Metadata{UpdatedAt: time.Unix(1_700_000_000+int64(seq), 0).UTC().Format(time.RFC3339)}}
