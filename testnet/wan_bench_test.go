@@ -291,11 +291,7 @@ func BenchmarkWAN(b *testing.B) {
 	b.ReportMetric(ms(median(overMesh95)), "ms-95%-over-mesh")
 	cpuUsed, wallUsed = cpuUsed+cpuTime()-cpu0, wallUsed+time.Since(wall0)
 	b.ReportMetric(float64(cpuUsed)/float64(wallUsed), "cpu-cores")
-	var conns int
-	for _, h := range w.hosts {
-		conns += len(h.Network().Peers())
-	}
-	b.ReportMetric(float64(conns)/float64(n), "conns/node")
+	b.ReportMetric(w.connsPerNode(), "conns/node")
 	if *wanProf != "" {
 		pprof.StopCPUProfile()
 	}

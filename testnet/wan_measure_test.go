@@ -146,3 +146,12 @@ func (w *wanNet) dhtGets(tb testing.TB, gets int, seed uint64) []time.Duration {
 	slices.Sort(lat)
 	return lat
 }
+
+// connsPerNode returns the mean number of connections a node holds.
+func (w *wanNet) connsPerNode() float64 {
+	var conns int
+	for _, h := range w.hosts {
+		conns += len(h.Network().Peers())
+	}
+	return float64(conns) / float64(len(w.hosts))
+}

@@ -50,6 +50,9 @@ var (
 func TestWANVirtualTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := *wanVirtualNodes
+		if n < 2 || *wanVirtualCards < 1 {
+			t.Fatalf("-wan.virtual.n %d, -wan.virtual.cards %d: want at least 2 nodes and 1 card", n, *wanVirtualCards)
+		}
 		w := newWANNet(t, n, *wanDegree, *wanSeed)
 		meanLat := (*wanMinLat + *wanMaxLat) / 2
 		r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
@@ -86,13 +89,4 @@ func TestWANVirtualTime(t *testing.T) {
 		t.Logf("%d nodes, %.1f connections a node: 100%%/bound %.2f to %.2f; DHT get p50 %v, p99 %v (goal 3 x %v = %v)",
 			n, w.connsPerNode(), slices.Min(ratios), slices.Max(ratios), r(lat[len(lat)/2]), r(percentile(lat, 99)), r(dhtBound), r(3*dhtBound))
 	})
-}
-
-// connsPerNode returns the mean number of connections a node holds.
-func (w *wanNet) connsPerNode() float64 {
-	var conns int
-	for _, h := range w.hosts {
-		conns += len(h.Network().Peers())
-	}
-	return float64(conns) / float64(len(w.hosts))
 }
