@@ -48,14 +48,10 @@ func cpl(a, b [32]byte) int {
 	return 256
 }
 
-// bound returns, over the connection graph as it stands, the hop
-// distance from node k to the farthest node and the least one-way delay
-// to the farthest node (the sum of link latencies along the fastest path):
-// no message can reach every node sooner.
-func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
-	adj := w.connAdj()
-	// Hops: breadth first.
-	dist := make([]int, len(w.hosts))
+// hopDistance returns the hop distance over the edges adj from node k
+// to the farthest node it reaches (breadth first).
+func hopDistance(adj [][]int, k int) (hops int) {
+	dist := make([]int, len(adj))
 	for i := range dist {
 		dist[i] = -1
 	}
@@ -72,7 +68,7 @@ func (w *wanNet) bound(k int) (hops int, delay time.Duration) {
 			}
 		}
 	}
-	return hops, w.farthest(k, adj)
+	return hops
 }
 
 // connAdj returns the connection graph as it stands: each node's
@@ -87,19 +83,9 @@ func (w *wanNet) connAdj() [][]int {
 	return adj
 }
 
-// meshBound returns the least one-way delay from node k to every node
-// along the paths a card takes in GossipSub: from the publisher to every
-// peer it is connected to (flood publishing), then along the mesh of each
-// node it reaches. It leaves out gossip (IHAVE, IWANT), which waits for a
-// heartbeat, and every processing delay: it is the time the protocol
-// would take on this graph if nodes took no time to relay. A node the
-// mesh does not reach has no entry.
-func (w *wanNet) meshBound(k int) []time.Duration {
-	return w.delays(k, w.meshAdj(k))
-}
-
-// meshAdj returns the edges meshBound follows from publisher k: k's
-// connections, and every other node's mesh.
+// meshAdj returns the edges a card takes in GossipSub from publisher k:
+// k's connections (flood publishing), and every other node's mesh. It
+// leaves out gossip (IHAVE, IWANT), which waits for a heartbeat.
 func (w *wanNet) meshAdj(k int) [][]int {
 	adj := make([][]int, len(w.hosts))
 	for i, m := range w.meshes {
@@ -122,21 +108,15 @@ func (w *wanNet) meshChanges() (n int) {
 	return n
 }
 
-// farthest returns the least delay from node k to the farthest node it
-// reaches over the edges adj, with the link latencies.
-func (w *wanNet) farthest(k int, adj [][]int) time.Duration {
-	return slices.Max(w.delays(k, adj))
+// reached returns a copy of byNode (delaysByNode's) without the nodes not
+// reached.
+func reached(byNode []time.Duration) []time.Duration {
+	return slices.DeleteFunc(slices.Clone(byNode), func(d time.Duration) bool { return d == math.MaxInt64 })
 }
 
-// delays returns the least delay from node k to each node it reaches over
-// the edges adj, with the link latencies (Dijkstra), k itself included
-// (0), nodes it does not reach left out.
-func (w *wanNet) delays(k int, adj [][]int) []time.Duration {
-	return slices.DeleteFunc(w.delaysByNode(k, adj), func(d time.Duration) bool { return d == math.MaxInt64 })
-}
-
-// delaysByNode is delays by node index, math.MaxInt64 for a node k does
-// not reach.
+// delaysByNode returns the least delay from node k to each node over the
+// edges adj, with the link latencies (Dijkstra), by node index: k's own
+// 0, math.MaxInt64 for a node k does not reach.
 func (w *wanNet) delaysByNode(k int, adj [][]int) []time.Duration {
 	best := make([]time.Duration, len(w.hosts))
 	for i := range best {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -24,7 +23,8 @@ type spreadStats struct {
 	p95, p100   time.Duration
 	// hops and bound are the hop distance from the publisher to the
 	// farthest node over the connection graph at the publish, and the
-	// fastest path's delay to the farthest node (wanNet.bound).
+	// delay of the fastest path to the farthest node (the sum of the link
+	// latencies along it): no message can reach every node sooner.
 	hops  int
 	bound time.Duration
 	// fastest is each node's fastest-path delay from the publisher over
@@ -32,7 +32,8 @@ type spreadStats struct {
 	// publisher's own 0).
 	fastest []time.Duration
 	// mesh100 and mesh95 are the same delay over the paths GossipSub
-	// sends a card along (wanNet.meshBound): greatest and 95th percentile;
+	// sends a card along (wanNet.meshAdj), greatest and 95th percentile:
+	// the time the protocol would take if nodes took no time to relay;
 	// meshByNode is that delay by node index. meshSteady reports whether
 	// no mesh changed between the publish and the last arrival, so that
 	// those were the paths the card could take.
@@ -50,11 +51,12 @@ func (w *wanNet) spread(tb testing.TB, k int, seq uint64) spreadStats {
 	tb.Helper()
 	card := w.card(tb, k, seq)
 	var st spreadStats
-	st.hops, st.bound = w.bound(k)
-	st.fastest = w.delaysByNode(k, w.connAdj())
+	adj := w.connAdj()
+	st.fastest = w.delaysByNode(k, adj)
+	st.hops, st.bound = hopDistance(adj, k), slices.Max(reached(st.fastest))
 	st.meshByNode = w.delaysByNode(k, w.meshAdj(k))
 	changes := w.meshChanges()
-	meshDelays := slices.DeleteFunc(slices.Clone(st.meshByNode), func(d time.Duration) bool { return d == math.MaxInt64 })
+	meshDelays := reached(st.meshByNode)
 	slices.Sort(meshDelays)
 	meshDelays = meshDelays[1:] // k's own 0
 	st.mesh100, st.mesh95 = meshDelays[len(meshDelays)-1], percentile(meshDelays, 95)
