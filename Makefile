@@ -11,9 +11,11 @@ all: build
 build:
 	$(GO) build -trimpath -o $(BIN) ./cmd/adpnode
 
-# The test command the README and CI use.
+# The test command the README and CI use: every package under -race, then
+# the two testnet tests built only without it.
 test:
 	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -count=1 -run 'TestChurnAndPartition|TestWANVirtualTime' ./testnet
 
 lint:
 	$(GO) vet $(PKGS)
