@@ -140,13 +140,7 @@ func TestPutGetFind(t *testing.T) {
 	}
 
 	// Any node gets the card by id, and its sink sees it again.
-	got, err := c.dhts[9].GetCard(ctx, agent)
-	if err != nil {
-		t.Fatalf("GetCard: %v", err)
-	}
-	if !bytes.Equal(got.Raw(), v1.Raw()) {
-		t.Fatalf("GetCard returned another card: %s", got.Raw())
-	}
+	mustGetCard(t, ctx, c.dhts[9], "v1", agent, v1)
 	if n := c.sinks[9].count(v1.Raw()); n != 2 {
 		t.Fatalf("node 9's sink saw the card %d times, want 2 (put, get)", n)
 	}
@@ -179,14 +173,8 @@ func TestPutGetFind(t *testing.T) {
 	if err := c.dhts[owner].PutCard(ctx, v2); err != nil {
 		t.Fatalf("PutCard v2: %v", err)
 	}
-	got, err = c.dhts[5].GetCard(ctx, agent)
-	if err != nil || !bytes.Equal(got.Raw(), v2.Raw()) {
-		t.Fatalf("GetCard after update = %v, %v; want v2", got, err)
-	}
-	got, err = c.dhts[6].GetCard(ctx, agent, dht.Quorum(1))
-	if err != nil || !bytes.Equal(got.Raw(), v2.Raw()) {
-		t.Fatalf("GetCard(quorum 1) after update = %v, %v; want v2", got, err)
-	}
+	mustGetCard(t, ctx, c.dhts[5], "after update", agent, v2)
+	mustGetCard(t, ctx, c.dhts[6], "after update, quorum 1", agent, v2, dht.Quorum(1))
 	if err := c.dhts[owner].PutCard(ctx, v1); !errors.Is(err, dht.ErrOlder) {
 		t.Fatalf("PutCard(older) = %v, want ErrOlder", err)
 	}
@@ -306,13 +294,7 @@ func TestNoAutoRefreshBootstraps(t *testing.T) {
 	if err := ds[0].PutCard(ctx, card); err != nil {
 		t.Fatalf("PutCard: %v", err)
 	}
-	got, err := ds[n/2].GetCard(ctx, adp.AgentID(h0.ID()))
-	if err != nil {
-		t.Fatalf("GetCard: %v", err)
-	}
-	if !bytes.Equal(got.Raw(), card.Raw()) {
-		t.Fatalf("GetCard returned another card")
-	}
+	mustGetCard(t, ctx, ds[n/2], "middle of the line", adp.AgentID(h0.ID()), card)
 }
 
 // TestFindByCanonicalTag announces skills in non-canonical spellings and

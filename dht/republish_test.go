@@ -1,7 +1,6 @@
 package dht_test
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"testing"
@@ -63,13 +62,7 @@ func TestRepublish(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := late.GetCard(ctx, adp.AgentID(h0.ID()))
-	if err != nil {
-		t.Fatalf("late joiner GetCard: %v", err)
-	}
-	if !bytes.Equal(got.Raw(), card.Raw()) {
-		t.Fatal("late joiner holds another card")
-	}
+	mustGetCard(t, ctx, late, "late joiner", adp.AgentID(h0.ID()), card)
 }
 
 // TestProvideOnce: a newer card with the same skills announces no
